@@ -133,7 +133,13 @@ public final class ScsiCommand {
     public boolean isAborted() { return aborted; }
     public void markAborted() { this.aborted = true; }
 
-    /** Bytes of data-out the CDB asks for (set by the core before {@link FabricOps#writePending}). */
+    /**
+     * Bytes of data-out the CDB implies (its transfer length in bytes), set by the core before
+     * {@link FabricOps#writePending}. The fabric transfers min(expected data transfer length,
+     * dataOutLength) bytes and reports the difference as a residual (overflow if the CDB wants
+     * more than the EDTL, underflow if less); the core then uses only the whole blocks that
+     * arrived (libiscsi's iSCSIResiduals tests check exactly this).
+     */
     public int dataOutLength() { return dataOutLength; }
     public void dataOutLength(int n) { this.dataOutLength = n; }
 
