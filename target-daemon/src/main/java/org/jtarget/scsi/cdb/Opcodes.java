@@ -1,0 +1,35 @@
+package org.jtarget.scsi.cdb;
+
+/** Operation codes (SPC-4 / SBC-4 Annex, T10 op-num list), named verbatim. */
+public final class Opcodes {
+    public static final int TEST_UNIT_READY = 0x00;
+    public static final int REQUEST_SENSE = 0x03;
+    public static final int READ_6 = 0x08;
+    public static final int WRITE_6 = 0x0A;
+    public static final int INQUIRY = 0x12;
+    public static final int MODE_SELECT_6 = 0x15;
+    public static final int MODE_SENSE_6 = 0x1A;
+    public static final int START_STOP_UNIT = 0x1B;
+    public static final int READ_CAPACITY_10 = 0x25;
+    public static final int READ_10 = 0x28;
+    public static final int WRITE_10 = 0x2A;
+    public static final int VERIFY_10 = 0x2F;
+    public static final int SYNCHRONIZE_CACHE_10 = 0x35;
+    public static final int MODE_SELECT_10 = 0x55;
+    public static final int MODE_SENSE_10 = 0x5A;
+    public static final int READ_16 = 0x88;
+    public static final int WRITE_16 = 0x8A;
+    public static final int VERIFY_16 = 0x8F;
+    public static final int SYNCHRONIZE_CACHE_16 = 0x91;
+    public static final int SERVICE_ACTION_IN_16 = 0x9E;
+    public static final int REPORT_LUNS = 0xA0;
+    public static final int READ_12 = 0xA8;
+    public static final int WRITE_12 = 0xAA;
+    public static final int VERIFY_12 = 0xAF;
+
+    /** SERVICE ACTION IN(16) service actions (SBC-4 5.x). */
+    public static final int SA_READ_CAPACITY_16 = 0x10;
+
+    private Opcodes() {
+    }
+}

@@ -1,0 +1,209 @@
+package org.jtarget.scsi.dispatch;
+
+import io.netty.util.concurrent.FastThreadLocal;
+import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.ScsiTargetCore;
+import org.jtarget.scsi.sense.SenseBuilder;
+import org.jtarget.scsi.sense.SenseReason;
+import org.jtarget.scsi.spi.ScsiCommand;
+import org.jtarget.scsi.tmf.TmfCompletion;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The core's per-command state, hung on {@link ScsiCommand#coreContext()}: the parsed CDB, the
+ * logical unit, the error to report and the task-set slot. Pooled per event-loop thread
+ * (acquired in submit, released when the command ends on the same loop), so the hot path does
+ * not allocate one per I/O. It is also the Runnable handed to the LU's I/O executor, and
+ * {@link #completion()} the Runnable that brings the result back to the event loop.
+ */
+public final class CommandContext implements Runnable {
+
+    /** States of the command within the core. */
+    public static final int STATE_NEW = 0;
+    public static final int STATE_WRITE_PENDING = 1;
+    public static final int STATE_EXECUTING = 2;
+    public static final int STATE_DONE = 3;
+
+    private static final int POOL_CAP = 1024;
+    private static final FastThreadLocal<ArrayDeque<CommandContext>> POOL = new FastThreadLocal<>() {
+        @Override
+        protected ArrayDeque<CommandContext> initialValue() {
+            return new ArrayDeque<>();
+        }
+    };
+
+    private final Runnable completion = this::complete;
+
+    private ScsiCommand cmd;
+    private LogicalUnit lu;
+    private OpcodeEntry entry;
+    private CommandDispatcher dispatcher;
+    private ScsiTargetCore target;
+
+    // parsed CDB fields (meaning per handler)
+    private long lba;
+    private int blocks;
+    private boolean fua;
+    private int mode;
+
+    // error to report
+    private SenseReason error;
+    private long information;
+    private int fieldPointer;
+    private int bitPointer;
+    private boolean fieldInCdb;
+    private int specialStatus;
+
+    private int state;
+    private int generation;
+    private int taskSlot = -1;
+    private List<TmfCompletion> waiters;
+
+    /** Takes a context from this thread's pool. */
+    static CommandContext acquire() {
+        CommandContext c = POOL.get().pollFirst();
+        return c != null ? c : new CommandContext();
+    }
+
+    /** Returns this context to the current thread's pool; it must not be used afterwards. */
+    void recycle() {
+        cmd = null;
+        lu = null;
+        entry = null;
+        dispatcher = null;
+        target = null;
+        waiters = null;
+        taskSlot = -1;
+        generation++;
+        ArrayDeque<CommandContext> pool = POOL.get();
+        if (pool.size() < POOL_CAP) {
+            pool.addFirst(this);
+        }
+    }
+
+    void bind(ScsiCommand cmd, CommandDispatcher dispatcher, ScsiTargetCore target) {
+        this.cmd = cmd;
+        this.dispatcher = dispatcher;
+        this.target = target;
+        lba = 0;
+        blocks = 0;
+        fua = false;
+        mode = 0;
+        error = null;
+        information = SenseBuilder.NONE;
+        fieldPointer = SenseBuilder.NONE;
+        bitPointer = SenseBuilder.NONE;
+        fieldInCdb = true;
+        specialStatus = 0;
+        state = STATE_NEW;
+    }
+
+    // ---- I/O executor entry: run the handler off the loop, then hop back ----
+    @Override
+    public void run() {
+        dispatcher.executeHandler(this);
+        cmd.eventLoop().execute(completion);
+    }
+
+    private void complete() {
+        dispatcher.finish(this);
+    }
+
+    /** The Runnable that ends this command on its event loop. */
+    public Runnable completion() { return completion; }
+
+    // ---- accessors for handlers ----
+    public ScsiCommand cmd() { return cmd; }
+    public byte[] cdb() { return cmd.cdb(); }
+    public LogicalUnit lu() { return lu; }
+    void lu(LogicalUnit l) { this.lu = l; }
+    public OpcodeEntry entry() { return entry; }
+    void entry(OpcodeEntry e) { this.entry = e; }
+    public ScsiTargetCore target() { return target; }
+
+    public long lba() { return lba; }
+    public void lba(long v) { this.lba = v; }
+    public int blocks() { return blocks; }
+    public void blocks(int v) { this.blocks = v; }
+    public boolean fua() { return fua; }
+    public void fua(boolean v) { this.fua = v; }
+    /** A handler-specific small value (BYTCHK, select report...). */
+    public int mode() { return mode; }
+    public void mode(int v) { this.mode = v; }
+
+    /**
+     * Sets parameter data as the command's data-in, cut to the ALLOCATION LENGTH (SPC-4 4.2.5.6:
+     * the device returns min(allocation length, available) bytes). Consumes {@code data}.
+     */
+    public void respond(io.netty.buffer.ByteBuf data, long allocationLength) {
+        if (data.readableBytes() > allocationLength) {
+            data.writerIndex(data.readerIndex() + (int) allocationLength);
+        }
+        cmd.dataIn(data);
+    }
+
+    /** Rejects with INVALID FIELD IN CDB pointing at {@code byteIndex} (and {@code bit}, or NONE). */
+    public SenseReason invalidCdbField(int byteIndex, int bit) {
+        fieldPointer = byteIndex;
+        bitPointer = bit;
+        fieldInCdb = true;
+        return SenseReason.INVALID_FIELD_IN_CDB;
+    }
+
+    /** Rejects with INVALID FIELD IN PARAMETER LIST pointing at {@code byteIndex}. */
+    public SenseReason invalidParameterField(int byteIndex, int bit) {
+        fieldPointer = byteIndex;
+        bitPointer = bit;
+        fieldInCdb = false;
+        return SenseReason.INVALID_FIELD_IN_PARAMETER_LIST;
+    }
+
+    /** Ends the command with CHECK CONDITION for {@code reason}. */
+    public void fail(SenseReason reason) {
+        this.error = reason;
+    }
+
+    /** Ends the command with CHECK CONDITION for {@code reason} and the INFORMATION field set. */
+    public void fail(SenseReason reason, long info) {
+        this.error = reason;
+        this.information = info;
+    }
+
+    /** Ends the command with a status other than CHECK CONDITION (BUSY, TASK SET FULL). */
+    void failWithStatus(int status) {
+        this.specialStatus = status;
+    }
+
+    public SenseReason error() { return error; }
+    long information() { return information; }
+    int fieldPointer() { return fieldPointer; }
+    int bitPointer() { return bitPointer; }
+    boolean fieldInCdb() { return fieldInCdb; }
+    int specialStatus() { return specialStatus; }
+
+    // ---- task set / task management ----
+    public int state() { return state; }
+    void state(int s) { this.state = s; }
+    public int generation() { return generation; }
+    public int taskSlot() { return taskSlot; }
+    public void taskSlot(int s) { this.taskSlot = s; }
+    public CommandDispatcher dispatcher() { return dispatcher; }
+
+    /** Called under the task set's lock: the command's end must be reported to {@code w}. */
+    public void addWaiter(TmfCompletion w) {
+        if (waiters == null) {
+            waiters = new ArrayList<>(2);
+        }
+        waiters.add(w);
+    }
+
+    /** Called under the task set's lock when the command leaves it. */
+    public List<TmfCompletion> takeWaiters() {
+        List<TmfCompletion> w = waiters;
+        waiters = null;
+        return w;
+    }
+}

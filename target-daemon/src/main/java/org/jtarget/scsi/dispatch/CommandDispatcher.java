@@ -1,0 +1,226 @@
+package org.jtarget.scsi.dispatch;
+
+import org.jtarget.backstore.spi.StoreException;
+import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.ScsiTargetCore;
+import org.jtarget.scsi.sense.SenseBuilder;
+import org.jtarget.scsi.sense.SenseReason;
+import org.jtarget.scsi.spi.FabricOps;
+import org.jtarget.scsi.spi.ScsiCommand;
+import org.jtarget.scsi.spi.ScsiStatus;
+import org.jtarget.scsi.tmf.TmfCompletion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Runs every command through the fixed gate, its parser and its executor (DESIGN 3 "Dispatch"):
+ * control byte → LUN exists → unit attention → parse (range checks, write protect) →
+ * {@link FabricOps#writePending} for data-out → execute → exactly one final FabricOps call.
+ *
+ * <p>Aborts: a command in data-out transfer that task management aborts is ended here with
+ * {@link FabricOps#abortedTask} on its event loop; the fabric must then drop the task's
+ * outstanding data-out and never call {@code dataOutComplete} for it. A fabric that itself
+ * marks a command aborted and calls {@code dataOutComplete} gets the same abortedTask.
+ * Commands in store I/O end with abortedTask when the I/O returns.
+ */
+public final class CommandDispatcher {
+
+    private static final Logger log = LoggerFactory.getLogger(CommandDispatcher.class);
+
+    private final ScsiTargetCore target;
+    private final CommandTable table;
+    private volatile boolean bugLogged;
+
+    public CommandDispatcher(ScsiTargetCore target, CommandTable table) {
+        this.target = target;
+        this.table = table;
+    }
+
+    /** Gate, parse and start a command (on the fabric's event loop). */
+    public void submit(ScsiCommand cmd) {
+        CommandContext ctx = CommandContext.acquire();
+        ctx.bind(cmd, this, target);
+        cmd.coreContext(ctx);
+        try {
+            SenseReason rejected = gateAndParse(ctx);
+            if (rejected != null) {
+                ctx.fail(rejected);
+                finish(ctx);
+                return;
+            }
+            int dataOut = cmd.dataOutLength();
+            if (dataOut > 0) {
+                ctx.state(CommandContext.STATE_WRITE_PENDING);
+                cmd.fabric().writePending(cmd);
+                return;
+            }
+            execute(ctx);
+        } catch (RuntimeException e) {
+            internalError(ctx, e);
+            finish(ctx);
+        }
+    }
+
+    /** The data-out asked for has arrived (or the command was aborted); on the event loop. */
+    public void dataOutComplete(ScsiCommand cmd) {
+        Object o = cmd.coreContext();
+        if (!(o instanceof CommandContext ctx) || ctx.state() != CommandContext.STATE_WRITE_PENDING) {
+            log.debug("dataOutComplete for a command the core no longer owns (tag {})", cmd.tag());
+            return;
+        }
+        if (cmd.isAborted()) {
+            finish(ctx);
+            return;
+        }
+        try {
+            execute(ctx);
+        } catch (RuntimeException e) {
+            internalError(ctx, e);
+            finish(ctx);
+        }
+    }
+
+    private SenseReason gateAndParse(CommandContext ctx) {
+        ScsiCommand cmd = ctx.cmd();
+        OpcodeEntry entry = table.lookup(cmd.cdb());
+        LogicalUnit lu = target.logicalUnit(cmd.lun());
+        ctx.lu(lu);
+        ctx.entry(entry);
+        if (entry != null && (cmd.cdb()[entry.cdbLength() - 1] & CONTROL_NACA_LINK) != 0) {
+            // SAM-5 5.2: NACA (bit 2) and LINK (bit 0, obsolete) are not supported
+            return ctx.invalidCdbField(entry.cdbLength() - 1, SenseBuilder.NONE);
+        }
+        if (lu == null && (entry == null || !entry.has(OpcodeEntry.NO_LUN_OK))) {
+            return SenseReason.LOGICAL_UNIT_NOT_SUPPORTED;
+        }
+        if (entry == null) {
+            return SenseReason.INVALID_COMMAND_OPERATION_CODE;
+        }
+        if (lu != null) {
+            if (!entry.has(OpcodeEntry.UA_EXEMPT)) {
+                SenseReason ua = lu.unitAttentions().poll(cmd.nexus());
+                if (ua != null) {
+                    return ua;
+                }
+            }
+            lu.taskSet().add(ctx);
+        }
+        SenseReason bad = entry.handler().parse(ctx);
+        if (bad == null && lu != null && entry.has(OpcodeEntry.WRITES_MEDIUM) && lu.readOnly()) {
+            bad = SenseReason.WRITE_PROTECTED;
+        }
+        return bad;
+    }
+
+    private static final int CONTROL_NACA_LINK = 0x05;
+
+    private void execute(CommandContext ctx) {
+        ctx.state(CommandContext.STATE_EXECUTING);
+        LogicalUnit lu = ctx.lu();
+        if (ctx.entry().has(OpcodeEntry.MEDIUM_IO) && lu != null && !lu.store().isNonBlocking()) {
+            try {
+                lu.ioExecutor().execute(ctx);
+            } catch (RejectedExecutionException e) {
+                // DESIGN 4.4: a full I/O queue is TASK SET FULL, never an unbounded queue
+                ctx.failWithStatus(ScsiStatus.TASK_SET_FULL);
+                finish(ctx);
+            }
+            return;
+        }
+        executeHandler(ctx);
+        finish(ctx);
+    }
+
+    /** Runs the handler's execute phase, mapping failures to sense; any thread. */
+    void executeHandler(CommandContext ctx) {
+        if (ctx.cmd().isAborted()) {
+            return;
+        }
+        try {
+            ctx.entry().handler().execute(ctx);
+        } catch (StoreException e) {
+            ctx.fail(StoreErrors.reasonFor(e.kind(), ctx));
+        } catch (IOException e) {
+            log.debug("store I/O failed for {}", ctx.entry().name(), e);
+            ctx.fail(ctx.entry().has(OpcodeEntry.WRITES_MEDIUM)
+                    ? SenseReason.WRITE_ERROR : SenseReason.UNRECOVERED_READ_ERROR);
+        } catch (RuntimeException e) {
+            internalError(ctx, e);
+        }
+    }
+
+    private void internalError(CommandContext ctx, RuntimeException e) {
+        String name = ctx.entry() == null ? "opcode " + ctx.cmd().opcode() : ctx.entry().name();
+        if (!bugLogged) {
+            bugLogged = true;
+            log.error("bug: {} failed; answering HARDWARE ERROR / INTERNAL TARGET FAILURE (logged once)", name, e);
+        } else {
+            log.debug("bug: {} failed", name, e);
+        }
+        ctx.fail(SenseReason.INTERNAL_TARGET_FAILURE);
+    }
+
+    /**
+     * Ends a command on its event loop: leaves the task set, builds sense, makes the one final
+     * FabricOps call and releases the context; then tells waiting task management functions.
+     */
+    void finish(CommandContext ctx) {
+        ScsiCommand cmd = ctx.cmd();
+        LogicalUnit lu = ctx.lu();
+        ctx.state(CommandContext.STATE_DONE);
+        List<TmfCompletion> waiters = lu == null ? null : lu.taskSet().remove(ctx);
+        boolean aborted = cmd.isAborted();
+        if (!aborted) {
+            setStatus(ctx, cmd, lu);
+        }
+        FabricOps fabric = cmd.fabric();
+        cmd.coreContext(null);
+        ctx.recycle();
+        if (aborted) {
+            fabric.abortedTask(cmd);
+        } else if (cmd.status() == ScsiStatus.GOOD && cmd.dataIn() != null) {
+            fabric.queueDataIn(cmd);
+        } else {
+            fabric.queueStatus(cmd);
+        }
+        if (waiters != null) {
+            for (int i = 0; i < waiters.size(); i++) {
+                waiters.get(i).taskEnded();
+            }
+        }
+    }
+
+    private static void setStatus(CommandContext ctx, ScsiCommand cmd, LogicalUnit lu) {
+        SenseReason error = ctx.error();
+        if (error != null) {
+            boolean descriptor = lu != null && lu.modes().descriptorSense();
+            int n = SenseBuilder.build(cmd.sense(), error, descriptor, ctx.information(),
+                    ctx.fieldPointer(), ctx.bitPointer(), ctx.fieldInCdb());
+            cmd.senseLength(n);
+            cmd.status(ScsiStatus.CHECK_CONDITION);
+        } else if (ctx.specialStatus() != 0) {
+            cmd.status(ctx.specialStatus());
+        }
+        if (cmd.status() != ScsiStatus.GOOD || (cmd.dataIn() != null && !cmd.dataIn().isReadable())) {
+            cmd.dataIn(null);
+        }
+    }
+
+    /**
+     * Task management marked {@code ctx}'s command aborted (under the task set lock): end it on
+     * its event loop if it is waiting for data-out; otherwise it ends where it is running.
+     */
+    public void scheduleAbort(CommandContext ctx) {
+        ScsiCommand cmd = ctx.cmd();
+        int generation = ctx.generation();
+        cmd.eventLoop().execute(() -> {
+            if (ctx.generation() == generation && ctx.state() == CommandContext.STATE_WRITE_PENDING) {
+                finish(ctx);
+            }
+        });
+    }
+}

@@ -1,0 +1,51 @@
+package org.jtarget.scsi.lun;
+
+import org.jtarget.backstore.spi.Backstore;
+import org.jtarget.backstore.spi.BackstoreInfo;
+import org.jtarget.scsi.spc.ModeParameters;
+import org.jtarget.scsi.tmf.TaskSet;
+import org.jtarget.scsi.ua.UnitAttentions;
+
+import java.util.concurrent.Executor;
+
+/**
+ * One logical unit (SAM-5 4.5): a store plus what the core emulates on top of it: identity,
+ * mode parameters, unit attentions, and the task set of in-flight commands.
+ */
+public final class LogicalUnit {
+
+    private final LogicalUnitDefinition definition;
+    private final BackstoreInfo info;
+    private final LuIdentity identity;
+    private final Executor ioExecutor;
+    private final ModeParameters modes;
+    private final UnitAttentions unitAttentions = new UnitAttentions();
+    private final TaskSet taskSet = new TaskSet();
+
+    /**
+     * @param definition LUN, store and flags
+     * @param ioExecutor where blocking store calls run (see {@code org.jtarget.io.LunIoExecutors});
+     *                   unused when the store is non-blocking
+     */
+    public LogicalUnit(LogicalUnitDefinition definition, Executor ioExecutor) {
+        this.definition = definition;
+        this.info = definition.store().info();
+        this.identity = LuIdentity.fromSeed(info.identitySeed());
+        this.ioExecutor = ioExecutor;
+        this.modes = new ModeParameters(info.writeCacheEnabled());
+    }
+
+    public int lun() { return definition.lun(); }
+    public Backstore store() { return definition.store(); }
+    public BackstoreInfo info() { return info; }
+    public int blockSize() { return info.blockSize(); }
+    public long blockCount() { return info.blockCount(); }
+    /** True if writes are refused (configured read-only or the store is read-only). */
+    public boolean readOnly() { return definition.readOnly() || info.readOnly(); }
+    public boolean removable() { return definition.removable(); }
+    public LuIdentity identity() { return identity; }
+    public Executor ioExecutor() { return ioExecutor; }
+    public ModeParameters modes() { return modes; }
+    public UnitAttentions unitAttentions() { return unitAttentions; }
+    public TaskSet taskSet() { return taskSet; }
+}

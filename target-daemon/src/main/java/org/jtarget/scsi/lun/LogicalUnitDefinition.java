@@ -1,0 +1,22 @@
+package org.jtarget.scsi.lun;
+
+import org.jtarget.backstore.spi.Backstore;
+
+/**
+ * How a target exposes one store.
+ *
+ * @param lun       the LUN number (0..16383, SAM-5 4.7.7 flat/peripheral addressing)
+ * @param store     the backing store (the LU does not close it)
+ * @param readOnly  refuse writes with DATA PROTECT / WRITE PROTECTED (also if the store is read-only)
+ * @param removable report RMB in INQUIRY (SPC-4 6.4.2)
+ */
+public record LogicalUnitDefinition(int lun, Backstore store, boolean readOnly, boolean removable) {
+    public LogicalUnitDefinition {
+        if (lun < 0 || lun > 16383) {
+            throw new IllegalArgumentException("LUN out of range 0..16383: " + lun);
+        }
+        if (store == null) {
+            throw new IllegalArgumentException("LUN " + lun + ": store is null");
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package org.jtarget.scsi.lun;
+
+import org.jtarget.io.LunIoExecutors;
+import org.jtarget.scsi.dispatch.CommandDispatcher;
+import org.jtarget.scsi.dispatch.CommandTable;
+import org.jtarget.scsi.spi.ITNexus;
+import org.jtarget.scsi.spi.ScsiCommand;
+import org.jtarget.scsi.spi.TargetCore;
+import org.jtarget.scsi.spi.TmfRequest;
+import org.jtarget.scsi.tmf.TaskManagement;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The SCSI core of one target: its logical units, the command dispatcher and task management.
+ * Fabrics talk to it only through {@link TargetCore}.
+ */
+public final class ScsiTargetCore implements TargetCore {
+
+    private final String targetName;
+    private final LogicalUnit[] byLun;
+    private final int[] lunNumbers;
+    private final CommandDispatcher dispatcher;
+    private final TaskManagement taskManagement;
+
+    /**
+     * @param targetName the target's SCSI name (e.g. the IQN), reported in VPD 83h
+     * @param luns       the logical units (distinct LUN numbers)
+     * @param executors  gives each LU its I/O executor (stores with isNonBlocking() never use it)
+     */
+    public ScsiTargetCore(String targetName, List<LogicalUnitDefinition> luns, LunIoExecutors executors) {
+        this.targetName = targetName;
+        int max = -1;
+        for (LogicalUnitDefinition d : luns) {
+            max = Math.max(max, d.lun());
+        }
+        this.byLun = new LogicalUnit[max + 1];
+        for (LogicalUnitDefinition d : luns) {
+            if (byLun[d.lun()] != null) {
+                throw new IllegalArgumentException(targetName + ": LUN " + d.lun() + " defined twice");
+            }
+            byLun[d.lun()] = new LogicalUnit(d, executors.forLun(targetName + "/lun" + d.lun()));
+        }
+        this.lunNumbers = luns.stream().mapToInt(LogicalUnitDefinition::lun).sorted().toArray();
+        this.dispatcher = new CommandDispatcher(this, new CommandTable());
+        this.taskManagement = new TaskManagement(this);
+    }
+
+    /** The target's SCSI name. */
+    public String targetName() {
+        return targetName;
+    }
+
+    /** The logical unit at {@code lun}, or null. */
+    public LogicalUnit logicalUnit(int lun) {
+        return lun >= 0 && lun < byLun.length ? byLun[lun] : null;
+    }
+
+    /** Every logical unit, by ascending LUN. */
+    public LogicalUnit[] logicalUnits() {
+        LogicalUnit[] r = new LogicalUnit[lunNumbers.length];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = byLun[lunNumbers[i]];
+        }
+        return r;
+    }
+
+    @Override
+    public void submit(ScsiCommand cmd) {
+        dispatcher.submit(cmd);
+    }
+
+    @Override
+    public void dataOutComplete(ScsiCommand cmd) {
+        dispatcher.dataOutComplete(cmd);
+    }
+
+    @Override
+    public void submitTmf(TmfRequest tmf) {
+        taskManagement.submit(tmf);
+    }
+
+    @Override
+    public void nexusLoggedIn(ITNexus nexus) {
+        for (int lun : lunNumbers) {
+            byLun[lun].unitAttentions().nexusAdded(nexus);
+        }
+    }
+
+    @Override
+    public void nexusLoggedOut(ITNexus nexus) {
+        taskManagement.nexusLost(nexus);
+        for (int lun : lunNumbers) {
+            byLun[lun].unitAttentions().nexusRemoved(nexus);
+        }
+    }
+
+    @Override
+    public int[] lunNumbers() {
+        return Arrays.copyOf(lunNumbers, lunNumbers.length);
+    }
+}

@@ -1,0 +1,50 @@
+package org.jtarget.scsi.sbc;
+
+import org.jtarget.scsi.dispatch.CommandContext;
+import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.sense.SenseReason;
+
+/** Transfer limits and range checks shared by the block command handlers (SBC-4 4.5, 6.6.4). */
+public final class SbcLimits {
+
+    /** Largest single transfer the core accepts, whatever the store says (bounds buffer sizes). */
+    public static final int MAX_TRANSFER_BYTES = 16 * 1024 * 1024;
+
+    private SbcLimits() {
+    }
+
+    /** MAXIMUM TRANSFER LENGTH in blocks, as reported in the Block Limits VPD page. */
+    public static int maxTransferBlocks(LogicalUnit lu) {
+        int core = MAX_TRANSFER_BYTES / lu.blockSize();
+        int store = lu.info().maxTransferBlocks();
+        return store > 0 ? Math.min(core, store) : core;
+    }
+
+    /**
+     * SBC-4 4.5: LBA + number of blocks must not exceed the capacity; a zero-length transfer at
+     * LBA == capacity is allowed, beyond is not.
+     *
+     * @param lba    the LBA (negative if the CDB's 64-bit value is above 2^63)
+     * @param blocks number of blocks, unsigned
+     */
+    public static boolean inRange(LogicalUnit lu, long lba, long blocks) {
+        long count = lu.blockCount();
+        return lba >= 0 && lba <= count && blocks <= count - lba;
+    }
+
+    /**
+     * Range then transfer-size check for a read/write/verify CDB.
+     *
+     * @param lengthOffset CDB byte of the TRANSFER LENGTH field (for the field pointer)
+     */
+    public static SenseReason checkTransfer(CommandContext ctx, long lba, long blocks, int lengthOffset) {
+        if (!inRange(ctx.lu(), lba, blocks)) {
+            return SenseReason.LBA_OUT_OF_RANGE;
+        }
+        if (blocks > maxTransferBlocks(ctx.lu())) {
+            // SBC-4 6.6.4: a transfer above MAXIMUM TRANSFER LENGTH is INVALID FIELD IN CDB
+            return ctx.invalidCdbField(lengthOffset, org.jtarget.scsi.sense.SenseBuilder.NONE);
+        }
+        return null;
+    }
+}

@@ -1,0 +1,195 @@
+package org.jtarget.scsi.sbc;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import org.jtarget.scsi.cdb.Cdb;
+import org.jtarget.scsi.dispatch.CommandContext;
+import org.jtarget.scsi.dispatch.CommandHandler;
+import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.sense.SenseReason;
+import org.jtarget.scsi.spi.ScsiCommand;
+
+import java.io.IOException;
+
+/**
+ * READ, WRITE and VERIFY in their 6/10/12/16-byte forms (SBC-4 5.8-5.34). One instance per
+ * opcode, configured with the CDB layout; no allocation in parse or execute beyond the pooled
+ * data-in buffer (and a slice wrapper when only part of the data-out arrived).
+ *
+ * <pre>
+ *  6-byte:  0 op | 1..3 LBA (21 bits) | 4 TRANSFER LENGTH (0 = 256) | 5 control
+ * 10-byte:  0 op | 1 PROTECT(7..5) DPO(4) FUA(3) BYTCHK(2..1) | 2..5 LBA | 7..8 LENGTH | 9 control
+ * 12-byte:  0 op | 1 flags | 2..5 LBA | 6..9 LENGTH | 11 control
+ * 16-byte:  0 op | 1 flags | 2..9 LBA | 10..13 LENGTH | 15 control
+ * </pre>
+ */
+public final class SbcReadWrite implements CommandHandler {
+
+    /** What the command does with the blocks. */
+    public enum Kind { READ, WRITE, VERIFY }
+
+    static final int FLAGS_OFFSET = 1;
+    private static final int PROTECT_MASK = 0xE0;
+    private static final int FUA = 0x08;
+    private static final int BYTCHK_SHIFT = 1;
+    private static final int VERIFY_CHUNK_BYTES = 1024 * 1024;
+
+    private final Kind kind;
+    private final int cdbSize;
+
+    public SbcReadWrite(Kind kind, int cdbSize) {
+        this.kind = kind;
+        this.cdbSize = cdbSize;
+    }
+
+    @Override
+    public SenseReason parse(CommandContext ctx) {
+        byte[] cdb = ctx.cdb();
+        long lba;
+        long blocks;
+        int lengthOffset;
+        switch (cdbSize) {
+            case 6 -> {
+                lba = Cdb.u24(cdb, 1) & 0x1FFFFF;
+                int tl = Cdb.u8(cdb, 4);
+                blocks = tl == 0 ? 256 : tl; // SBC-4 5.x: READ(6)/WRITE(6) length 0 means 256 blocks
+                lengthOffset = 4;
+            }
+            case 10 -> {
+                lba = Cdb.u32(cdb, 2);
+                blocks = Cdb.u16(cdb, 7);
+                lengthOffset = 7;
+            }
+            case 12 -> {
+                lba = Cdb.u32(cdb, 2);
+                blocks = Cdb.u32(cdb, 6);
+                lengthOffset = 6;
+            }
+            default -> {
+                lba = Cdb.u64(cdb, 2);
+                blocks = Cdb.u32(cdb, 10);
+                lengthOffset = 10;
+            }
+        }
+        if (cdbSize != 6) {
+            SenseReason bad = parseFlags(ctx, cdb[FLAGS_OFFSET]);
+            if (bad != null) {
+                return bad;
+            }
+        }
+        SenseReason bad = SbcLimits.checkTransfer(ctx, lba, blocks, lengthOffset);
+        if (bad != null) {
+            return bad;
+        }
+        ctx.lba(lba);
+        ctx.blocks((int) blocks);
+        prepareData(ctx);
+        return null;
+    }
+
+    private SenseReason parseFlags(CommandContext ctx, byte flags) {
+        if ((flags & PROTECT_MASK) != 0) {
+            // SBC-4 4.22: no protection information, so RD/WR/VRPROTECT must be zero
+            return ctx.invalidCdbField(FLAGS_OFFSET, 7);
+        }
+        if (kind == Kind.VERIFY) {
+            int bytchk = (flags >> BYTCHK_SHIFT) & 3;
+            if (bytchk > 1) {
+                // SBC-4 5.31: 10b reserved; 11b (one block compared to each) not supported
+                return ctx.invalidCdbField(FLAGS_OFFSET, 2);
+            }
+            ctx.mode(bytchk);
+        } else {
+            ctx.fua((flags & FUA) != 0); // DPO (bit 4) is a cache hint we accept and ignore
+        }
+        return null;
+    }
+
+    private void prepareData(CommandContext ctx) {
+        ScsiCommand cmd = ctx.cmd();
+        int bytes = ctx.blocks() * ctx.lu().blockSize();
+        if (bytes == 0) {
+            return; // SBC-4: TRANSFER LENGTH 0 means no blocks, not an error
+        }
+        if (kind == Kind.READ) {
+            // reads return the CDB's full length; the fabric trims to the EDTL and sets residuals
+            cmd.dataIn(cmd.alloc().directBuffer(bytes));
+        } else if (kind == Kind.WRITE || ctx.mode() == 1) {
+            cmd.dataOutLength(bytes);
+        }
+    }
+
+    @Override
+    public void execute(CommandContext ctx) throws IOException {
+        if (ctx.blocks() == 0) {
+            return;
+        }
+        switch (kind) {
+            case READ -> ctx.lu().store().read(ctx.lba(), ctx.blocks(), ctx.cmd().dataIn());
+            case WRITE -> executeWrite(ctx);
+            case VERIFY -> executeVerify(ctx);
+        }
+    }
+
+    private static void executeWrite(CommandContext ctx) throws IOException {
+        LogicalUnit lu = ctx.lu();
+        CompositeByteBuf data = ctx.cmd().dataOut();
+        int whole = wholeBlockBytes(ctx, data);
+        if (whole == 0) {
+            return;
+        }
+        ByteBuf src = whole == data.readableBytes() ? data : data.slice(data.readerIndex(), whole);
+        // SBC-4 6.5.5: with WCE=0 every write must reach the medium before status, like FUA
+        boolean fua = ctx.fua() || !lu.modes().writeCacheEnabled();
+        lu.store().write(ctx.lba(), src, fua);
+    }
+
+    /** Bytes of whole blocks that arrived: min(arrived, CDB length), rounded down to blocks. */
+    private static int wholeBlockBytes(CommandContext ctx, ByteBuf data) {
+        if (data == null) {
+            return 0;
+        }
+        int bs = ctx.lu().blockSize();
+        int n = Math.min(data.readableBytes(), ctx.blocks() * bs);
+        return n - n % bs;
+    }
+
+    private static void executeVerify(CommandContext ctx) throws IOException {
+        LogicalUnit lu = ctx.lu();
+        CompositeByteBuf data = ctx.cmd().dataOut();
+        int compareBytes = ctx.mode() == 1 ? wholeBlockBytes(ctx, data) : 0;
+        int bs = lu.blockSize();
+        int chunkBlocks = Math.max(1, VERIFY_CHUNK_BYTES / bs);
+        ByteBuf buf = ctx.cmd().alloc().directBuffer(Math.min(ctx.blocks(), chunkBlocks) * bs);
+        try {
+            int done = 0;
+            while (done < ctx.blocks()) {
+                int n = Math.min(chunkBlocks, ctx.blocks() - done);
+                buf.clear();
+                lu.store().read(ctx.lba() + done, n, buf);
+                int offset = done * bs;
+                if (offset < compareBytes) {
+                    int len = Math.min(n * bs, compareBytes - offset);
+                    int mismatch = firstMismatch(buf, data, data.readerIndex() + offset, len);
+                    if (mismatch >= 0) {
+                        // SBC-4 5.31: INFORMATION = offset of the first differing byte in the data-out
+                        ctx.fail(SenseReason.MISCOMPARE_DURING_VERIFY, offset + mismatch);
+                        return;
+                    }
+                }
+                done += n;
+            }
+        } finally {
+            buf.release();
+        }
+    }
+
+    private static int firstMismatch(ByteBuf medium, ByteBuf data, int dataIndex, int len) {
+        for (int i = 0; i < len; i++) {
+            if (medium.getByte(medium.readerIndex() + i) != data.getByte(dataIndex + i)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,138 @@
+package org.jtarget.scsi.spc;
+
+import io.netty.buffer.ByteBuf;
+import org.jtarget.scsi.dispatch.CommandContext;
+import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.LuIdentity;
+import org.jtarget.scsi.sbc.SbcLimits;
+import org.jtarget.scsi.spi.ITNexus;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Vital product data pages (SPC-4 7.8, SBC-4 6.6). Every page starts with
+ * <pre>0 qualifier/device type | 1 PAGE CODE | 2..3 PAGE LENGTH | 4.. page</pre>
+ */
+final class VpdPages {
+
+    static final int DIRECT_ACCESS_BLOCK_DEVICE = 0x00;
+    static final int SUPPORTED_PAGES = 0x00;
+    static final int UNIT_SERIAL_NUMBER = 0x80;
+    static final int DEVICE_IDENTIFICATION = 0x83;
+    static final int BLOCK_LIMITS = 0xB0;
+    static final int BLOCK_DEVICE_CHARACTERISTICS = 0xB1;
+    static final int LOGICAL_BLOCK_PROVISIONING = 0xB2;
+    private static final int[] PAGES = {SUPPORTED_PAGES, UNIT_SERIAL_NUMBER, DEVICE_IDENTIFICATION,
+            BLOCK_LIMITS, BLOCK_DEVICE_CHARACTERISTICS, LOGICAL_BLOCK_PROVISIONING};
+    static final int PAGE_LENGTH_OFFSET = 2;
+
+    // SPC-4 7.8.6.1 designator header byte 0: PROTOCOL IDENTIFIER (7..4) | CODE SET (3..0)
+    private static final int CODE_SET_BINARY = 1;
+    private static final int CODE_SET_ASCII = 2;
+    private static final int CODE_SET_UTF8 = 3;
+    private static final int PROTOCOL_ISCSI = 5;
+    // byte 1: PIV (7) | ASSOCIATION (5..4) | DESIGNATOR TYPE (3..0)
+    private static final int PIV = 0x80;
+    private static final int ASSOC_LU = 0x00;
+    private static final int ASSOC_TARGET_PORT = 0x10;
+    private static final int ASSOC_TARGET_DEVICE = 0x20;
+    private static final int TYPE_T10_VENDOR = 1;
+    private static final int TYPE_NAA = 3;
+    private static final int TYPE_RELATIVE_TARGET_PORT = 4;
+    private static final int TYPE_TARGET_PORT_GROUP = 5;
+    private static final int TYPE_SCSI_NAME = 8;
+
+    private VpdPages() {
+    }
+
+    static boolean supports(int page) {
+        for (int p : PAGES) {
+            if (p == page) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Writes page {@code page} (which {@link #supports}) for the context's LU and nexus. */
+    static void write(ByteBuf b, int page, CommandContext ctx) {
+        LogicalUnit lu = ctx.lu();
+        b.writeByte(DIRECT_ACCESS_BLOCK_DEVICE);
+        b.writeByte(page);
+        b.writeShort(0); // page length, patched below
+        switch (page) {
+            case SUPPORTED_PAGES -> {
+                for (int p : PAGES) {
+                    b.writeByte(p);
+                }
+            }
+            case UNIT_SERIAL_NUMBER -> b.writeBytes(lu.identity().serial().getBytes(StandardCharsets.US_ASCII));
+            case DEVICE_IDENTIFICATION -> writeDesignators(b, lu, ctx.target().targetName(), ctx.cmd().nexus());
+            case BLOCK_LIMITS -> writeBlockLimits(b, lu);
+            case BLOCK_DEVICE_CHARACTERISTICS -> writeCharacteristics(b, lu);
+            default -> writeProvisioning(b);
+        }
+        b.setShort(PAGE_LENGTH_OFFSET, b.writerIndex() - 4);
+    }
+
+    private static void writeDesignators(ByteBuf b, LogicalUnit lu, String targetName, ITNexus nexus) {
+        byte[] naa = lu.identity().naa();
+        header(b, CODE_SET_BINARY, ASSOC_LU | TYPE_NAA, naa.length);
+        b.writeBytes(naa);
+        byte[] t10 = (LuIdentity.VENDOR + lu.identity().serial()).getBytes(StandardCharsets.US_ASCII);
+        header(b, CODE_SET_ASCII, ASSOC_LU | TYPE_T10_VENDOR, t10.length);
+        b.writeBytes(t10);
+        if (nexus != null) {
+            scsiName(b, ASSOC_TARGET_PORT, nexus.targetPortName());
+            header(b, PROTOCOL_ISCSI << 4 | CODE_SET_BINARY, PIV | ASSOC_TARGET_PORT | TYPE_RELATIVE_TARGET_PORT, 4);
+            b.writeShort(0);
+            b.writeShort(nexus.relativeTargetPortId());
+            header(b, PROTOCOL_ISCSI << 4 | CODE_SET_BINARY, PIV | ASSOC_TARGET_PORT | TYPE_TARGET_PORT_GROUP, 4);
+            b.writeShort(0);
+            b.writeShort(nexus.targetPortGroup());
+        }
+        scsiName(b, ASSOC_TARGET_DEVICE, targetName);
+    }
+
+    /** SPC-4 7.8.6.11: SCSI name string, UTF-8, null-terminated and padded to a multiple of 4. */
+    private static void scsiName(ByteBuf b, int association, String name) {
+        byte[] s = name.getBytes(StandardCharsets.UTF_8);
+        int len = (s.length + 1 + 3) & ~3;
+        header(b, PROTOCOL_ISCSI << 4 | CODE_SET_UTF8, PIV | association | TYPE_SCSI_NAME, len);
+        b.writeBytes(s);
+        b.writeZero(len - s.length);
+    }
+
+    private static void header(ByteBuf b, int byte0, int byte1, int length) {
+        b.writeByte(byte0);
+        b.writeByte(byte1);
+        b.writeByte(0);
+        b.writeByte(length);
+    }
+
+    /** SBC-4 6.6.4, page length 3Ch. */
+    private static void writeBlockLimits(ByteBuf b, LogicalUnit lu) {
+        b.writeByte(0); // WSNZ
+        b.writeByte(0); // MAXIMUM COMPARE AND WRITE LENGTH: not supported yet
+        b.writeShort(1); // OPTIMAL TRANSFER LENGTH GRANULARITY
+        b.writeInt(SbcLimits.maxTransferBlocks(lu));
+        b.writeInt(lu.info().optimalTransferBlocks());
+        b.writeInt(0); // MAXIMUM PREFETCH LENGTH
+        // unmap and write-same limits stay 0 until UNMAP / WRITE SAME are implemented
+        b.writeZero(0x40 - b.writerIndex());
+    }
+
+    /** SBC-4 6.6.2, page length 3Ch: MEDIUM ROTATION RATE 0001h = non-rotating (memory). */
+    private static void writeCharacteristics(ByteBuf b, LogicalUnit lu) {
+        b.writeShort(lu.store().isNonBlocking() ? 1 : 0);
+        b.writeZero(0x40 - b.writerIndex());
+    }
+
+    /** SBC-4 6.6.5: LBPU/LBPWS/LBPRZ 0, provisioning type 0 (honest: no UNMAP command yet). */
+    private static void writeProvisioning(ByteBuf b) {
+        b.writeByte(0); // THRESHOLD EXPONENT
+        b.writeByte(0); // LBPU LBPWS LBPWS10 LBPRZ ANC_SUP DP
+        b.writeByte(0); // PROVISIONING TYPE
+        b.writeByte(0);
+    }
+}
