@@ -1,0 +1,70 @@
+package org.jtarget.scsi.lun;
+
+import io.netty.buffer.ByteBuf;
+import org.jtarget.backstore.spi.Backstore;
+import org.jtarget.backstore.spi.BackstoreInfo;
+import org.jtarget.backstore.spi.StoreException;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** An in-test memory store that records calls and can inject failures. */
+public final class TestStore implements Backstore {
+
+    public final byte[] data;
+    public final BackstoreInfo info;
+    public final boolean nonBlocking;
+    public final List<String> calls = new ArrayList<>();
+    public IOException failNext;
+    public RuntimeException bugNext;
+
+    public TestStore(int blockSize, long blocks, boolean nonBlocking, boolean thin) {
+        this.data = new byte[(int) (blockSize * blocks)];
+        this.info = new BackstoreInfo(blockSize, blocks, true, thin, false, 0, 0, "test-store");
+        this.nonBlocking = nonBlocking;
+    }
+
+    public static StoreException error(StoreException.Kind kind) {
+        return new StoreException(kind, "injected", null);
+    }
+
+    @Override public BackstoreInfo info() { return info; }
+    @Override public String name() { return "test"; }
+    @Override public boolean isNonBlocking() { return nonBlocking; }
+
+    private void maybeFail() throws IOException {
+        if (bugNext != null) {
+            RuntimeException e = bugNext;
+            bugNext = null;
+            throw e;
+        }
+        if (failNext != null) {
+            IOException e = failNext;
+            failNext = null;
+            throw e;
+        }
+    }
+
+    @Override
+    public void read(long lba, int blocks, ByteBuf dst) throws IOException {
+        calls.add("read " + lba + " " + blocks);
+        maybeFail();
+        dst.writeBytes(data, (int) lba * info.blockSize(), blocks * info.blockSize());
+    }
+
+    @Override
+    public void write(long lba, ByteBuf src, boolean fua) throws IOException {
+        calls.add("write " + lba + " " + src.readableBytes() / info.blockSize() + (fua ? " fua" : ""));
+        maybeFail();
+        src.getBytes(src.readerIndex(), data, (int) lba * info.blockSize(), src.readableBytes());
+    }
+
+    @Override
+    public void flush(long lba, long blocks) throws IOException {
+        calls.add("flush " + lba + " " + blocks);
+        maybeFail();
+    }
+
+    @Override public void close() { }
+}
