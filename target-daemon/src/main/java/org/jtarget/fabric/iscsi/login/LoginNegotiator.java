@@ -151,8 +151,11 @@ public final class LoginNegotiator {
 
     /** The target's declarations and offers, made once when operational negotiation starts. */
     private void declareOperational(List<Map.Entry<String, String>> answer) {
-        if (!declaredMaxRecv) {
-            // RFC 7143 13.12: each side declares its own MaxRecvDataSegmentLength.
+        boolean rejectedTheirs = answer.stream().anyMatch(e -> e.getKey().equals("MaxRecvDataSegmentLength"));
+        if (!declaredMaxRecv && !rejectedTheirs) {
+            // RFC 7143 13.12: each side declares its own MaxRecvDataSegmentLength. (Not in the same
+            // response as a Reject of the initiator's: one key once per text; without a declaration
+            // the initiator assumes 8192, which the target accepts.)
             answer.add(Map.entry("MaxRecvDataSegmentLength", Integer.toString(settings.maxRecvDataSegmentLength())));
             declaredMaxRecv = true;
         }

@@ -16,7 +16,7 @@ import java.util.Map;
  * iSCSI text key=value pairs (RFC 7143 6.1): UTF-8, each pair terminated by a NUL.
  *
  * <pre>
- *  key=value\0key=value\0...      key: 1..63 bytes of [A-Za-z0-9.-+@_]; value: UTF-8
+ *  key=value\0key=value\0...      key: 1..63 bytes of [A-Za-z0-9.-+@_#]; value: UTF-8
  * </pre>
  *
  * The parser checks the generic limits only (value at most {@link #MAX_VALUE_LENGTH} bytes, the
@@ -77,10 +77,10 @@ public final class TextParameters {
         }
     }
 
-    /** RFC 7143 6.1: key names use letters, digits, '.', '-', '+', '@' and '_'. */
+    /** RFC 7143 6.1: key names use letters, digits, '.', '-', '+', '@' and '_'; '#' for X# keys (RFC 7143 13.22). */
     private static boolean keyChar(byte b) {
         return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')
-                || b == '.' || b == '-' || b == '+' || b == '@' || b == '_';
+                || b == '.' || b == '-' || b == '+' || b == '@' || b == '_' || b == '#';
     }
 
     /** Encodes the pairs, each NUL-terminated, into a new buffer. */
