@@ -1,12 +1,24 @@
 package org.jtarget.fabric.iscsi.login;
 
+import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
+import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
+
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Answers a SendTargets text request (RFC 7143 Appendix C): TargetName and TargetAddress
  * ("host:port,tpgt", IPv6 in brackets) pairs.
- * API CONTRACT (implemented by the pdu/login work).
+ *
+ * <pre>
+ *  TargetName=iqn.2024-01.org.example:disk1
+ *  TargetAddress=192.0.2.1:3260,1
+ *  TargetAddress=[2001:db8::1]:3260,2
+ * </pre>
+ *
+ * Hosts are formatted as the definitions give them: for a portal bound to a wildcard address the
+ * session layer passes a context whose portals carry the connection's local address.
  */
 public final class SendTargets {
 
@@ -20,6 +32,42 @@ public final class SendTargets {
      * @return the key=value pairs to send (empty if nothing matches)
      */
     public static List<Map.Entry<String, String>> respond(String value, LoginContext context, String sessionTargetName) {
-        throw new UnsupportedOperationException("API contract: implemented by the pdu/login work");
+        List<Map.Entry<String, String>> pairs = new ArrayList<>();
+        if ("All".equals(value)) {
+            if (sessionTargetName == null) {
+                for (IscsiTargetDefinition target : context.targets()) {
+                    describe(target, pairs);
+                }
+                return pairs;
+            }
+            // RFC 7143 Appendix C: "All" belongs to discovery sessions; in a normal session
+            // only the session's own target is reported.
+            value = "";
+        }
+        String name = value.isEmpty() ? sessionTargetName : value;
+        if (name == null) {
+            return pairs;
+        }
+        IscsiTargetDefinition target = context.findTarget(name);
+        if (target != null) {
+            describe(target, pairs);
+        }
+        return pairs;
+    }
+
+    private static void describe(IscsiTargetDefinition target, List<Map.Entry<String, String>> pairs) {
+        pairs.add(Map.entry("TargetName", target.name()));
+        for (IscsiPortalDefinition portal : target.portals()) {
+            pairs.add(Map.entry("TargetAddress", address(portal)));
+        }
+    }
+
+    /** "host:port,tpgt" with an IPv6 host in brackets (RFC 7143 13.8, RFC 3986 3.2.2). */
+    public static String address(IscsiPortalDefinition portal) {
+        String host = portal.host();
+        if (host.indexOf(':') >= 0 && !host.startsWith("[")) {
+            host = "[" + host + "]";
+        }
+        return host + ":" + portal.port() + "," + portal.portalGroupTag();
     }
 }

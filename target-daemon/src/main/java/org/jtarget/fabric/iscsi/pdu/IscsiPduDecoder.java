@@ -1,6 +1,7 @@
 package org.jtarget.fabric.iscsi.pdu;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 
@@ -11,22 +12,165 @@ import java.util.List;
  * data segment padded to 4 bytes, optional DataDigest. Emits {@link IscsiPdu} (data segment as a
  * retained slice of the input, no copy) or, on malformed input, a {@link PduDecodeError}; it
  * never throws for bad input. After a fatal error it discards everything that follows.
- * API CONTRACT (implemented by the pdu/login work).
+ *
+ * <pre>
+ *  +------------------+  48 bytes: BHS (copied into its own 48-byte buffer: fast flyweight access)
+ *  | AHS              |  TotalAHSLength * 4 bytes (retained slice)
+ *  | HeaderDigest     |  4 bytes if negotiated: CRC32C over BHS + AHS, little-endian
+ *  | Data segment     |  DataSegmentLength bytes (retained slice, never copied)
+ *  | padding          |  0-3 bytes to a 4-byte boundary
+ *  | DataDigest       |  4 bytes if negotiated and DataSegmentLength > 0: CRC32C over data + padding
+ *  +------------------+
+ * </pre>
+ *
+ * Errors:
+ * <ul>
+ * <li>HeaderDigest mismatch: fatal, {@link RejectReason#PROTOCOL_ERROR}. RFC 7143 7.8: the
+ *     header (and so the frame length) cannot be trusted; without a way to find the next PDU
+ *     (ErrorRecoveryLevel 0, no markers) the connection must be closed. RFC 7143 11.17.1 has no
+ *     Reject reason for header digest errors (0x01 is reserved): the receiver should close
+ *     without sending a Reject.</li>
+ * <li>DataDigest mismatch: non-fatal, {@link RejectReason#DATA_DIGEST_ERROR} (RFC 7143 11.17.1,
+ *     7.8): the PDU is discarded, the receiver sends a Reject, decoding continues.</li>
+ * <li>DataSegmentLength above MaxRecvDataSegmentLength: fatal, {@link RejectReason#PROTOCOL_ERROR}
+ *     (RFC 7143 13.12: the sender must not exceed it; we cannot trust or buffer such a frame).</li>
+ * <li>Opcode not valid for the sender's role (or vendor specific): non-fatal,
+ *     {@link RejectReason#COMMAND_NOT_SUPPORTED} (RFC 7143 11.17.1). The frame length is still
+ *     known from the header, so the frame is skipped and decoding continues.</li>
+ * </ul>
+ *
+ * The cumulator is {@link #COMPOSITE_CUMULATOR}: large data segments (256 KiB and more) arriving in
+ * many TCP reads are assembled without copying, and slices handed out keep only what they cover.
  */
 public final class IscsiPduDecoder extends ByteToMessageDecoder {
 
-    /** @param maxRecvDataSegmentLength the largest data segment accepted (the target's declared value) */
+    /** Bytes of a HeaderDigest or DataDigest. */
+    public static final int DIGEST_LENGTH = 4;
+
+    private final boolean targetSide;
+    private final Crc32c crc = new Crc32c();
+    private boolean headerDigest;
+    private boolean dataDigest;
+    private int maxRecvDataSegmentLength;
+    private boolean failed;
+
+    /**
+     * A target-side decoder: accepts initiator opcodes only.
+     *
+     * @param maxRecvDataSegmentLength the largest data segment accepted (the target's declared value)
+     */
     public IscsiPduDecoder(int maxRecvDataSegmentLength) {
-        throw new UnsupportedOperationException("API contract: implemented by the pdu/login work");
+        this(maxRecvDataSegmentLength, true);
+    }
+
+    /**
+     * @param maxRecvDataSegmentLength the largest data segment accepted
+     * @param targetSide               true to accept initiator opcodes (a target), false to accept
+     *                                 target opcodes (an initiator)
+     */
+    public IscsiPduDecoder(int maxRecvDataSegmentLength, boolean targetSide) {
+        this.maxRecvDataSegmentLength = maxRecvDataSegmentLength;
+        this.targetSide = targetSide;
+        setCumulator(COMPOSITE_CUMULATOR);
     }
 
     /** Switches digests and the data segment limit; called on the event loop when login completes. */
     public void configure(boolean headerDigest, boolean dataDigest, int maxRecvDataSegmentLength) {
-        throw new UnsupportedOperationException("API contract: implemented by the pdu/login work");
+        this.headerDigest = headerDigest;
+        this.dataDigest = dataDigest;
+        this.maxRecvDataSegmentLength = maxRecvDataSegmentLength;
+    }
+
+    /** True once a fatal error was emitted (all later input is discarded). */
+    public boolean failed() {
+        return failed;
     }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        throw new UnsupportedOperationException("API contract: implemented by the pdu/login work");
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        int start = in.readerIndex();
+        if (in.readableBytes() < IscsiPdu.BHS_LENGTH) {
+            return;
+        }
+        int ahsLength = in.getUnsignedByte(start + IscsiPdu.TOTAL_AHS_LENGTH_OFFSET) * 4;
+        int headerLength = IscsiPdu.BHS_LENGTH + ahsLength + (headerDigest ? DIGEST_LENGTH : 0);
+        if (in.readableBytes() < headerLength) {
+            return;
+        }
+        if (headerDigest && !headerDigestMatches(in, start, ahsLength)) {
+            fail(ctx, in, out, RejectReason.PROTOCOL_ERROR, "header digest error");
+            return;
+        }
+        int dsl = in.getUnsignedMedium(start + IscsiPdu.DATA_SEGMENT_LENGTH_OFFSET);
+        if (dsl > maxRecvDataSegmentLength) {
+            fail(ctx, in, out, RejectReason.PROTOCOL_ERROR,
+                    "DataSegmentLength " + dsl + " > MaxRecvDataSegmentLength " + maxRecvDataSegmentLength);
+            return;
+        }
+        int padded = (dsl + 3) & ~3;
+        int digestLength = dataDigest && dsl > 0 ? DIGEST_LENGTH : 0;
+        int frameLength = headerLength + padded + digestLength;
+        if (in.readableBytes() < frameLength) {
+            return;
+        }
+        int opcode = in.getByte(start) & 0x3f;
+        if (!supported(opcode)) {
+            skip(ctx, in, out, frameLength, RejectReason.COMMAND_NOT_SUPPORTED,
+                    "opcode 0x" + Integer.toHexString(opcode) + " not supported");
+            return;
+        }
+        if (digestLength > 0) {
+            int dataStart = start + headerLength;
+            int expected = crc.reset().update(in, dataStart, padded).value();
+            if (expected != in.getIntLE(dataStart + padded)) {
+                skip(ctx, in, out, frameLength, RejectReason.DATA_DIGEST_ERROR, "data digest error");
+                return;
+            }
+        }
+        out.add(frame(ctx, in, start, ahsLength, headerLength, dsl));
+        in.skipBytes(frameLength);
+    }
+
+    private IscsiPdu frame(ChannelHandlerContext ctx, ByteBuf in, int start, int ahsLength, int headerLength, int dsl) {
+        ByteBuf bhs = copyBhs(ctx, in, start);
+        ByteBuf ahs = ahsLength == 0 ? Unpooled.EMPTY_BUFFER : in.retainedSlice(start + IscsiPdu.BHS_LENGTH, ahsLength);
+        ByteBuf data = dsl == 0 ? Unpooled.EMPTY_BUFFER : in.retainedSlice(start + headerLength, dsl);
+        return new IscsiPdu(bhs, ahs, data);
+    }
+
+    private boolean headerDigestMatches(ByteBuf in, int start, int ahsLength) {
+        int covered = IscsiPdu.BHS_LENGTH + ahsLength;
+        return crc.reset().update(in, start, covered).value() == in.getIntLE(start + covered);
+    }
+
+    private boolean supported(int opcode) {
+        if (targetSide) {
+            return opcode <= Opcode.LOGOUT_REQUEST || opcode == Opcode.SNACK_REQUEST;
+        }
+        return (opcode >= Opcode.NOP_IN && opcode <= Opcode.LOGOUT_RESPONSE) || opcode == Opcode.R2T
+                || opcode == Opcode.ASYNC_MESSAGE || opcode == Opcode.REJECT;
+    }
+
+    /** Non-fatal: report and drop one whole frame. */
+    private void skip(ChannelHandlerContext ctx, ByteBuf in, List<Object> out, int frameLength, int reason, String detail) {
+        out.add(new PduDecodeError(reason, false, copyBhs(ctx, in, in.readerIndex()), detail));
+        in.skipBytes(frameLength);
+    }
+
+    /** Fatal: report, then discard this and all later input. */
+    private void fail(ChannelHandlerContext ctx, ByteBuf in, List<Object> out, int reason, String detail) {
+        failed = true;
+        out.add(new PduDecodeError(reason, true, copyBhs(ctx, in, in.readerIndex()), detail));
+        in.skipBytes(in.readableBytes());
+    }
+
+    private static ByteBuf copyBhs(ChannelHandlerContext ctx, ByteBuf in, int start) {
+        ByteBuf bhs = ctx.alloc().buffer(IscsiPdu.BHS_LENGTH, IscsiPdu.BHS_LENGTH);
+        bhs.writeBytes(in, start, IscsiPdu.BHS_LENGTH);
+        return bhs;
     }
 }

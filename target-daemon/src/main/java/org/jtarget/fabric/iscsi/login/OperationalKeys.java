@@ -1,0 +1,88 @@
+package org.jtarget.fabric.iscsi.login;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import static org.jtarget.fabric.iscsi.login.KeyKind.*;
+
+/**
+ * The login key table: every key of RFC 7143 section 13 with its kind, range, default and the
+ * target's value, in the RFC's order. Reading it shows what the target negotiates and how.
+ */
+public final class OperationalKeys {
+
+    public static final String YES = "Yes";
+    public static final String NO = "No";
+    public static final String NOT_UNDERSTOOD = "NotUnderstood";
+    public static final String IRRELEVANT = "Irrelevant";
+    public static final String REJECT = "Reject";
+
+    private static final int MAX_LENGTH = 16_777_215;
+    private static final Map<String, KeyRule> TABLE = new LinkedHashMap<>();
+
+    static {
+        // RFC 7143 13.1-13.4
+        row("HeaderDigest", LIST, 0, 0, "None", false, false, s -> "CRC32C,None");
+        row("DataDigest", LIST, 0, 0, "None", false, false, s -> "CRC32C,None");
+        row("MaxConnections", MIN, 1, 65535, "1", true, true, s -> Integer.toString(s.maxConnections()));
+        row("SendTargets", FULL_FEATURE_ONLY, 0, 0, null, false, false, s -> null);
+        // 13.4-13.9: names, aliases, addresses
+        row("TargetName", SESSION, 0, 0, null, true, false, s -> null);
+        row("InitiatorName", SESSION, 0, 0, null, true, false, s -> null);
+        row("TargetAlias", TARGET_ONLY, 0, 0, null, true, false, s -> null);
+        row("InitiatorAlias", SESSION, 0, 0, null, true, false, s -> null);
+        row("TargetAddress", TARGET_ONLY, 0, 0, null, false, false, s -> null);
+        row("TargetPortalGroupTag", TARGET_ONLY, 0, 0, null, true, false, s -> null);
+        // 13.10-13.22: session and connection parameters
+        row("InitialR2T", OR, 0, 0, YES, true, true, s -> yesNo(s.initialR2T()));
+        row("ImmediateData", AND, 0, 0, YES, true, true, s -> yesNo(s.immediateData()));
+        row("MaxRecvDataSegmentLength", DECLARATIVE, 512, MAX_LENGTH, "8192", false, false,
+                s -> Integer.toString(s.maxRecvDataSegmentLength()));
+        row("MaxBurstLength", MIN, 512, MAX_LENGTH, "262144", true, true, s -> Integer.toString(s.maxBurstLength()));
+        row("FirstBurstLength", MIN, 512, MAX_LENGTH, "65536", true, true, s -> Integer.toString(s.firstBurstLength()));
+        row("DefaultTime2Wait", MAX, 0, 3600, "2", true, false, s -> Integer.toString(s.defaultTime2Wait()));
+        row("DefaultTime2Retain", MIN, 0, 3600, "20", true, false, s -> Integer.toString(s.defaultTime2Retain()));
+        row("MaxOutstandingR2T", MIN, 1, 65535, "1", true, true, s -> Integer.toString(s.maxOutstandingR2T()));
+        // The target sends Data-In and accepts Data-Out in order only: it prefers Yes (OR).
+        row("DataPDUInOrder", OR, 0, 0, YES, true, true, s -> YES);
+        row("DataSequenceInOrder", OR, 0, 0, YES, true, true, s -> YES);
+        // Only ErrorRecoveryLevel 0 is implemented.
+        row("ErrorRecoveryLevel", MIN, 0, 2, "0", true, false, s -> "0");
+        row("SessionType", SESSION, 0, 0, "Normal", true, false, s -> null);
+        // 13.23-13.24 (TaskReporting, iSCSIProtocolLevel; RFC 7144)
+        row("TaskReporting", LIST, 0, 0, "RFC3720", true, false, s -> "RFC3720");
+        row("iSCSIProtocolLevel", MIN, 0, 31, "1", true, false, s -> "1");
+        // Obsoleted keys (RFC 7143 13, "Obsoleted Keys"): markers are gone.
+        row("OFMarker", OBSOLETE_NO, 0, 0, NO, false, false, s -> NO);
+        row("IFMarker", OBSOLETE_NO, 0, 0, NO, false, false, s -> NO);
+        row("OFMarkInt", OBSOLETE_REJECT, 0, 0, null, false, false, s -> null);
+        row("IFMarkInt", OBSOLETE_REJECT, 0, 0, null, false, false, s -> null);
+        // Security (RFC 7143 12.1, 13.2 AuthMethod)
+        for (String key : new String[] {"AuthMethod", "CHAP_A", "CHAP_I", "CHAP_C", "CHAP_N", "CHAP_R"}) {
+            row(key, SECURITY, 0, 0, null, false, false, s -> null);
+        }
+    }
+
+    private OperationalKeys() {
+    }
+
+    private static void row(String name, KeyKind kind, long min, long max, String def, boolean lo, boolean irrDisc,
+                            java.util.function.Function<LoginSettings, String> target) {
+        TABLE.put(name, new KeyRule(name, kind, min, max, def, lo, irrDisc, target));
+    }
+
+    private static String yesNo(boolean b) {
+        return b ? YES : NO;
+    }
+
+    /** The row for a key, or null for keys the target does not understand (X-, X#, unknown). */
+    public static KeyRule find(String key) {
+        return TABLE.get(key);
+    }
+
+    /** Every row, in RFC order. */
+    public static Map<String, KeyRule> all() {
+        return Collections.unmodifiableMap(TABLE);
+    }
+}
