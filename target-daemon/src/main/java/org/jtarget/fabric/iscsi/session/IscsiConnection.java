@@ -85,6 +85,7 @@ public final class IscsiConnection extends ChannelDuplexHandler {
     private boolean closed;
     private boolean lostHandled;
     private boolean loginPending;
+    private TextCodec textCodec = TextCodec.DEFAULT;
     /** A Logout Request waiting for the connection's tasks to end (ITT), or null. */
     private IscsiPdu logoutWaiting;
 
@@ -449,7 +450,8 @@ public final class IscsiConnection extends ChannelDuplexHandler {
             }
             return;
         }
-        switch (pdu.opcode()) {
+        int opcode = pdu.opcode();
+        switch (opcode) {
             case Opcode.SCSI_COMMAND -> tasks.command(pdu, immediate);
             case Opcode.NOP_OUT -> nopOut(pdu);
             case Opcode.TEXT_REQUEST -> text.request(pdu);
@@ -457,7 +459,7 @@ public final class IscsiConnection extends ChannelDuplexHandler {
             case Opcode.TASK_MGMT_REQUEST -> tasks.taskManagement(pdu, immediate);
             default -> pdu.release();
         }
-        if (!immediate && pdu.opcode() != Opcode.SCSI_COMMAND) {
+        if (!immediate && opcode != Opcode.SCSI_COMMAND) {
             session.window().completed(); // only SCSI tasks hold their window slot
         }
     }
@@ -624,6 +626,9 @@ public final class IscsiConnection extends ChannelDuplexHandler {
 
     // ------------------------------------------------------------------ accessors
 
+    /** Tests replace the text-key services. */
+    void textCodec(TextCodec codec) { this.textCodec = codec; }
+    TextCodec textCodec() { return textCodec; }
     int cid() { return cid; }
     boolean isClosed() { return closed; }
     NegotiatedParameters parameters() { return params; }

@@ -2,8 +2,6 @@ package org.jtarget.fabric.iscsi.session;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.jtarget.fabric.iscsi.login.SendTargets;
-import org.jtarget.fabric.iscsi.login.TextParameters;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
 import org.jtarget.fabric.iscsi.pdu.RejectReason;
@@ -61,7 +59,7 @@ final class TextExchange {
     private void answer(IscsiPdu pdu) {
         List<Map.Entry<String, String>> pairs;
         try {
-            pairs = TextParameters.parse(pendingRequest);
+            pairs = connection.textCodec().parse(pendingRequest);
         } finally {
             pendingRequest.release();
             pendingRequest = null;
@@ -75,12 +73,12 @@ final class TextExchange {
         for (Map.Entry<String, String> pair : pairs) {
             if ("SendTargets".equals(pair.getKey())) {
                 String sessionTarget = session.discovery() ? null : session.target().name();
-                out.addAll(SendTargets.respond(pair.getValue(), connection.loginContext(), sessionTarget));
+                out.addAll(connection.textCodec().sendTargets(pair.getValue(), connection.loginContext(), sessionTarget));
             } else {
                 out.add(Map.entry(pair.getKey(), "NotUnderstood"));
             }
         }
-        pendingAnswer = TextParameters.encode(out, connection.alloc());
+        pendingAnswer = connection.textCodec().encode(out, connection.alloc());
         pendingTtt = connection.nextTtt();
         sendChunk(pdu);
     }
