@@ -340,6 +340,28 @@ class IscsiConnectionTest {
         }
     }
 
+    @Test
+    void addedConnectionJoinsTheSessionWhichEndsWithItsLastConnection() {
+        SessionFixture f = new SessionFixture();
+        IscsiConnection second = new IscsiConnection(f.registry, f.portal, List.of(f.target),
+                LoginSettings.defaults(), ConnectionSettings.defaults());
+        EmbeddedChannel ch = new EmbeddedChannel(second);
+        second.startFullFeature(new org.jtarget.fabric.iscsi.login.LoginOutcome(f.target, f.params,
+                0x23d000000001L, f.session().tsih(), 2, 1, 7));
+        assertThat(second.session()).isSameAs(f.session());
+        assertThat(f.session().connections()).hasSize(2);
+        // commands on either connection share the CmdSN window
+        ch.writeInbound(f.command(2, 2, false, false, 0, null, true));
+        f.send(f.command(1, 1, false, false, 0, null, true));
+        assertThat(f.core.submitted).extracting(ScsiCommand::tag).containsExactly(1L, 2L);
+        f.channel.close();
+        assertThat(f.core.loggedOut).isEmpty();
+        ch.close();
+        assertThat(f.core.loggedOut).hasSize(1);
+        ch.finishAndReleaseAll();
+        f.close();
+    }
+
     private static IscsiPdu tmf(SessionFixture f, int function, int itt, int refItt, int cmdSn, int refCmdSn) {
         IscsiPdu pdu = IscsiPdu.create(f.alloc(), Opcode.TASK_MGMT_REQUEST);
         pdu.flags(0x80 | function);
