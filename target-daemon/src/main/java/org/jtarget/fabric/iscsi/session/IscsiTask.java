@@ -1,0 +1,63 @@
+package org.jtarget.fabric.iscsi.session;
+
+import org.jtarget.scsi.spi.ScsiCommand;
+
+/**
+ * The fabric side of one SCSI task on a connection: its command, its CmdSN, and the Data-Out /
+ * R2T / Data-In sequencing state (RFC 7143 10.7-10.8). Pooled per connection and reused, so the
+ * hot path allocates neither tasks nor commands.
+ */
+final class IscsiTask {
+
+    final ScsiCommand cmd = new ScsiCommand();
+    int itt;
+    int cmdSn;
+    long lunField;
+    boolean immediate;
+    /** Submitted to the core (it will end the task through FabricOps). */
+    boolean submitted;
+
+    // ---- data-out ----
+    /** Bytes of data-out received so far (immediate + unsolicited + solicited), in order. */
+    int received;
+    /** The initiator will send no more unsolicited data (F bit seen, or InitialR2T=Yes). */
+    boolean unsolicitedDone;
+    /** Expected DataSN of the next Data-Out of the current sequence. */
+    int expectedDataSn;
+    /** The core called writePending. */
+    boolean writePending;
+    /** dataOutComplete was called. */
+    boolean dataOutDone;
+    /** Bytes the core wants: min(EDTL, dataOutLength), set by writePending. */
+    int wanted;
+    /** Start of the solicited range (bytes received when the unsolicited burst ended). */
+    int r2tBase;
+    /** First byte not yet requested by an R2T. */
+    int r2tNext;
+    int outstandingR2t;
+    int ttt;
+
+    // ---- shared ----
+    /** R2TSN / DataSN of the next R2T or Data-In: also the ExpDataSN of the SCSI Response. */
+    int inPduSn;
+
+    void reset() {
+        cmd.reset();
+        itt = 0;
+        cmdSn = 0;
+        lunField = 0;
+        immediate = false;
+        submitted = false;
+        received = 0;
+        unsolicitedDone = false;
+        expectedDataSn = 0;
+        writePending = false;
+        dataOutDone = false;
+        wanted = 0;
+        r2tBase = 0;
+        r2tNext = 0;
+        outstandingR2t = 0;
+        ttt = 0;
+        inPduSn = 0;
+    }
+}

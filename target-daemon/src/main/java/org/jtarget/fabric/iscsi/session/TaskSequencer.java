@@ -1,0 +1,526 @@
+package org.jtarget.fabric.iscsi.session;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.collection.IntObjectHashMap;
+import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
+import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
+import org.jtarget.fabric.iscsi.pdu.Opcode;
+import org.jtarget.fabric.iscsi.pdu.RejectReason;
+import org.jtarget.scsi.spi.DataDirection;
+import org.jtarget.scsi.spi.FabricOps;
+import org.jtarget.scsi.spi.ScsiCommand;
+import org.jtarget.scsi.spi.ScsiStatus;
+import org.jtarget.scsi.spi.TargetCore;
+import org.jtarget.scsi.spi.TaskAttribute;
+import org.jtarget.scsi.spi.TmfRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+
+/**
+ * The SCSI tasks of one connection and the {@link FabricOps} the core calls for them
+ * (RFC 7143 10.2-10.8): SCSI Command → {@link ScsiCommand}, immediate / unsolicited / solicited
+ * (R2T) Data-Out collected as retained slices, Data-In split at the initiator's
+ * MaxRecvDataSegmentLength with the status in the last PDU, SCSI Response with sense and
+ * residuals, and task management. Every method runs on the session's loop.
+ */
+final class TaskSequencer implements FabricOps {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TaskSequencer.class);
+
+    /** SCSI Command byte 1 (RFC 7143 11.3.1). */
+    static final int CMD_READ_BIT = 0x40;
+    static final int CMD_WRITE_BIT = 0x20;
+    static final int CMD_ATTR_MASK = 0x07;
+    /** SCSI Response / Data-In byte 1 (RFC 7143 11.4.1, 11.7.1). */
+    static final int OVERFLOW_BIT = 0x04;
+    static final int UNDERFLOW_BIT = 0x02;
+    static final int STATUS_BIT = 0x01;
+    /** AHS type 1: Extended CDB (RFC 7143 11.3.5). */
+    static final int AHS_EXTENDED_CDB = 1;
+    static final int AHS_HEADER_LENGTH = 4;
+    static final int BHS_CDB_LENGTH = 16;
+    /** TMF Request: RefCmdSN at word 32 (RFC 7143 11.5.5). */
+    static final int TMF_FUNCTION_MASK = 0x7f;
+    private static final int MAX_COMPOSITE_COMPONENTS = 1024;
+
+    private final IscsiConnection connection;
+    private final IscsiSession session;
+    private final NegotiatedParameters params;
+    private final IntObjectHashMap<IscsiTask> byItt = new IntObjectHashMap<>();
+    private final ArrayDeque<IscsiTask> pool = new ArrayDeque<>();
+
+    /** What the TMF response needs (the TmfRequest's fabric context). */
+    record TmfContext(TaskSequencer sequencer, int itt) {
+    }
+
+    TaskSequencer(IscsiConnection connection, IscsiSession session) {
+        this.connection = connection;
+        this.session = session;
+        this.params = connection.parameters();
+    }
+
+    boolean isEmpty() {
+        return byItt.isEmpty();
+    }
+
+    IscsiTask find(int itt) {
+        return byItt.get(itt);
+    }
+
+    // ------------------------------------------------------------------ SCSI Command
+
+    /** A SCSI Command PDU whose CmdSN turn has come (consumes it). */
+    void command(IscsiPdu pdu, boolean immediate) {
+        try {
+            int reason = validate(pdu);
+            if (reason != 0) {
+                connection.sendReject(reason, pdu.bhs());
+                if (!immediate) {
+                    session.window().completed();
+                }
+                return;
+            }
+            IscsiTask task = fill(pdu, immediate);
+            byItt.put(task.itt, task);
+            task.submitted = true;
+            session.core().submit(task.cmd);
+        } finally {
+            pdu.release();
+        }
+    }
+
+    /** @return 0, or the Reject reason for a command this connection cannot accept */
+    private int validate(IscsiPdu pdu) {
+        if (session.discovery()) {
+            return RejectReason.PROTOCOL_ERROR; // RFC 7143 4.3: discovery sessions carry no SCSI commands
+        }
+        if (byItt.containsKey(pdu.initiatorTaskTag())) {
+            return RejectReason.TASK_IN_PROGRESS;
+        }
+        int dsl = pdu.data().readableBytes();
+        if (dsl > 0) {
+            boolean write = (pdu.flags() & CMD_WRITE_BIT) != 0;
+            // RFC 7143 13.11 / 13.14: immediate data only if negotiated, within FirstBurstLength and EDTL
+            if (!write || !params.immediateData() || dsl > params.firstBurstLength()
+                    || dsl > pdu.expectedDataTransferLength()) {
+                return RejectReason.PROTOCOL_ERROR;
+            }
+        }
+        int ahsLength = pdu.ahs().readableBytes();
+        if (ahsLength > 0 && extendedCdbLength(pdu) < 0) {
+            return RejectReason.INVALID_PDU_FIELD;
+        }
+        return 0;
+    }
+
+    /** Length of the Extended CDB AHS payload, 0 if none, -1 if malformed or too long. */
+    private static int extendedCdbLength(IscsiPdu pdu) {
+        ByteBuf ahs = pdu.ahs();
+        int base = ahs.readerIndex();
+        while (base + AHS_HEADER_LENGTH <= ahs.writerIndex()) {
+            int len = ahs.getUnsignedShort(base);
+            int type = ahs.getUnsignedByte(base + 2);
+            if (type == AHS_EXTENDED_CDB) {
+                int cdbBytes = len - 1; // AHSLength counts the reserved byte
+                boolean ok = cdbBytes > 0 && base + AHS_HEADER_LENGTH + cdbBytes <= ahs.writerIndex()
+                        && BHS_CDB_LENGTH + cdbBytes <= ScsiCommand.MAX_CDB_LENGTH;
+                return ok ? cdbBytes : -1;
+            }
+            base += (3 + len + 3) & ~3; // RFC 7143 11.2.2: type, length, then AHSLength bytes, padded to 4
+        }
+        return 0;
+    }
+
+    private IscsiTask fill(IscsiPdu pdu, boolean immediate) {
+        IscsiTask task = pool.isEmpty() ? new IscsiTask() : pool.pop();
+        ScsiCommand cmd = task.cmd;
+        task.itt = pdu.initiatorTaskTag();
+        task.cmdSn = pdu.cmdSn();
+        task.immediate = immediate;
+        task.lunField = pdu.lunField();
+        int extended = pdu.ahs().isReadable() ? extendedCdbLength(pdu) : 0;
+        cmd.cdb(pdu.bhs(), IscsiPdu.CDB_OFFSET, BHS_CDB_LENGTH);
+        if (extended > 0) {
+            pdu.ahs().getBytes(pdu.ahs().readerIndex() + AHS_HEADER_LENGTH, cmd.cdb(), BHS_CDB_LENGTH, extended);
+            cmd.cdb(cmd.cdb(), 0, BHS_CDB_LENGTH + extended);
+        }
+        int flags = pdu.flags();
+        boolean read = (flags & CMD_READ_BIT) != 0;
+        boolean write = (flags & CMD_WRITE_BIT) != 0;
+        cmd.direction(read && write ? DataDirection.BIDIRECTIONAL
+                : read ? DataDirection.READ : write ? DataDirection.WRITE : DataDirection.NONE);
+        cmd.lun(LunField.decode(task.lunField));
+        cmd.tag(task.itt & 0xffff_ffffL);
+        cmd.taskAttribute(TaskAttribute.fromIscsi(flags & CMD_ATTR_MASK));
+        cmd.expectedDataTransferLength(pdu.expectedDataTransferLength());
+        cmd.nexus(session.nexus());
+        cmd.fabric(this);
+        cmd.eventLoop(session.loop());
+        cmd.alloc(connection.alloc());
+        cmd.fabricContext(task);
+        if (write) {
+            fillImmediateData(task, pdu);
+        }
+        return task;
+    }
+
+    private void fillImmediateData(IscsiTask task, IscsiPdu pdu) {
+        ByteBuf data = pdu.data();
+        if (data.isReadable()) {
+            dataOutBuffer(task).addComponent(true, data.retainedSlice());
+            task.received = data.readableBytes();
+        }
+        // RFC 7143 11.3.1: F=1 means no unsolicited Data-Out follows; InitialR2T=Yes forbids it.
+        if ((pdu.flags() & IscsiPdu.FINAL_BIT) != 0 || params.initialR2T() || task.received >= unsolicitedLimit(task)) {
+            unsolicitedDone(task);
+        }
+    }
+
+    private CompositeByteBuf dataOutBuffer(IscsiTask task) {
+        CompositeByteBuf buf = task.cmd.dataOut();
+        if (buf == null) {
+            buf = connection.alloc().compositeDirectBuffer(MAX_COMPOSITE_COMPONENTS);
+            task.cmd.dataOut(buf);
+        }
+        return buf;
+    }
+
+    private int unsolicitedLimit(IscsiTask task) {
+        return Math.min(params.firstBurstLength(), task.cmd.expectedDataTransferLength());
+    }
+
+    private static void unsolicitedDone(IscsiTask task) {
+        task.unsolicitedDone = true;
+        task.r2tBase = task.received;
+        task.r2tNext = task.received;
+        task.expectedDataSn = 0;
+    }
+
+    // ------------------------------------------------------------------ Data-Out
+
+    /** A SCSI Data-Out PDU (consumes it). RFC 7143 11.7: offsets in order, DataSN per sequence. */
+    void dataOut(IscsiPdu pdu) {
+        try {
+            IscsiTask task = byItt.get(pdu.initiatorTaskTag());
+            if (task == null || task.dataOutDone || task.cmd.direction() == DataDirection.READ
+                    || task.cmd.direction() == DataDirection.NONE) {
+                LOG.debug("Data-Out for no waiting task (itt 0x{}): dropped", Integer.toHexString(pdu.initiatorTaskTag()));
+                return;
+            }
+            if (!acceptDataOut(task, pdu)) {
+                LOG.info("Data-Out out of sequence for itt 0x{}: rejecting and closing",
+                        Integer.toHexString(task.itt));
+                connection.sendReject(RejectReason.PROTOCOL_ERROR, pdu.bhs());
+                connection.flush();
+                connection.closeNow();
+                return;
+            }
+            advance(task);
+        } finally {
+            pdu.release();
+        }
+    }
+
+    private boolean acceptDataOut(IscsiTask task, IscsiPdu pdu) {
+        int offset = pdu.bufferOffset();
+        int len = pdu.data().readableBytes();
+        boolean solicited = pdu.targetTransferTag() != IscsiPdu.RESERVED_TAG;
+        if (offset != task.received) {
+            return false; // DataPDUInOrder=Yes and DataSequenceInOrder=Yes
+        }
+        if (solicited) {
+            if (!task.unsolicitedDone || pdu.targetTransferTag() != task.ttt || offset + len > task.r2tNext) {
+                return false;
+            }
+            if ((offset - task.r2tBase) % params.maxBurstLength() == 0) {
+                task.expectedDataSn = 0; // a new R2T sequence starts its own DataSN numbering
+            }
+        } else if (task.unsolicitedDone || offset + len > unsolicitedLimit(task)) {
+            return false;
+        }
+        if (pdu.dataSn() != task.expectedDataSn) {
+            return false;
+        }
+        task.expectedDataSn++;
+        if (len > 0) {
+            dataOutBuffer(task).addComponent(true, pdu.data().retainedSlice());
+            task.received += len;
+        }
+        if (!solicited && (pdu.finalFlag() || task.received >= unsolicitedLimit(task))) {
+            unsolicitedDone(task);
+        } else if (solicited && (task.received == task.r2tNext
+                || (task.received - task.r2tBase) % params.maxBurstLength() == 0)) {
+            task.outstandingR2t--; // this R2T's sequence is complete
+        }
+        return true;
+    }
+
+    /** Completes the data-out phase or sends the R2Ts the window allows (RFC 7143 10.8). */
+    private void advance(IscsiTask task) {
+        if (!task.writePending || task.dataOutDone || !task.unsolicitedDone) {
+            return;
+        }
+        if (task.received >= task.wanted) {
+            task.dataOutDone = true;
+            session.core().dataOutComplete(task.cmd);
+            return;
+        }
+        boolean sent = false;
+        while (task.outstandingR2t < params.maxOutstandingR2T() && task.r2tNext < task.wanted) {
+            int len = Math.min(params.maxBurstLength(), task.wanted - task.r2tNext);
+            sendR2t(task, task.r2tNext, len);
+            task.r2tNext += len;
+            task.outstandingR2t++;
+            sent = true;
+        }
+        if (sent) {
+            connection.flush();
+        }
+    }
+
+    private void sendR2t(IscsiTask task, int offset, int length) {
+        if (task.ttt == 0) {
+            task.ttt = connection.nextTtt();
+        }
+        IscsiPdu r2t = connection.response(Opcode.R2T, Unpooled.EMPTY_BUFFER, false);
+        r2t.finalFlag(true);
+        r2t.lunField(task.lunField);
+        r2t.initiatorTaskTag(task.itt);
+        r2t.targetTransferTag(task.ttt);
+        r2t.word36(task.inPduSn++); // R2TSN
+        r2t.bufferOffset(offset);
+        r2t.word44(length); // Desired Data Transfer Length
+        connection.write(r2t);
+    }
+
+    @Override
+    public void writePending(ScsiCommand cmd) {
+        IscsiTask task = (IscsiTask) cmd.fabricContext();
+        task.writePending = true;
+        task.wanted = Math.max(0, Math.min(cmd.expectedDataTransferLength(), cmd.dataOutLength()));
+        dataOutBuffer(task);
+        if (connection.isClosed() || cmd.isAborted()) {
+            cmd.markAborted();
+            task.dataOutDone = true;
+            session.core().dataOutComplete(cmd);
+            return;
+        }
+        advance(task);
+    }
+
+    // ------------------------------------------------------------------ Data-In and status
+
+    @Override
+    public void queueDataIn(ScsiCommand cmd) {
+        IscsiTask task = (IscsiTask) cmd.fabricContext();
+        ByteBuf dataIn = cmd.dataIn();
+        int total = dataIn == null ? 0 : dataIn.readableBytes();
+        int edtl = cmd.expectedDataTransferLength();
+        int n = Math.min(edtl, total);
+        if (connection.isClosed() || n == 0) {
+            queueStatus(cmd);
+            return;
+        }
+        boolean statusInData = cmd.status() == ScsiStatus.GOOD || cmd.status() == ScsiStatus.CONDITION_MET;
+        int mrdsl = params.initiatorMaxRecvDataSegmentLength();
+        int maxBurst = params.maxBurstLength();
+        int base = dataIn.readerIndex();
+        for (int off = 0; off < n; ) {
+            int burstEnd = Math.min(n, (off / maxBurst + 1) * maxBurst);
+            int len = Math.min(mrdsl, burstEnd - off);
+            boolean last = off + len == n;
+            boolean withStatus = last && statusInData;
+            if (withStatus) {
+                releaseWindowSlot(task);
+            }
+            IscsiPdu pdu = connection.response(Opcode.SCSI_DATA_IN, dataIn.retainedSlice(base + off, len), withStatus);
+            // RFC 7143 11.7.1: F ends each burst (sequence); S carries the status on the last PDU
+            pdu.flags((off + len == burstEnd ? IscsiPdu.FINAL_BIT : 0)
+                    | (withStatus ? STATUS_BIT | residualFlags(edtl, total) : 0));
+            pdu.initiatorTaskTag(task.itt);
+            pdu.targetTransferTag(IscsiPdu.RESERVED_TAG);
+            pdu.dataSn(task.inPduSn++);
+            pdu.bufferOffset(off);
+            if (withStatus) {
+                pdu.byte3(cmd.status());
+                pdu.residualCount(Math.abs(total - edtl));
+            }
+            connection.write(pdu);
+            off += len;
+        }
+        if (statusInData) {
+            connection.flush();
+            finish(task);
+        } else {
+            sendResponse(task, total);
+        }
+    }
+
+    @Override
+    public void queueStatus(ScsiCommand cmd) {
+        IscsiTask task = (IscsiTask) cmd.fabricContext();
+        int transferred = switch (cmd.direction()) {
+            // ScsiCommand.dataOutLength(): residuals of a data-out command compare the CDB's length with EDTL
+            case WRITE, BIDIRECTIONAL -> cmd.dataOutLength();
+            default -> 0;
+        };
+        sendResponse(task, transferred);
+    }
+
+    /** RFC 7143 11.4: SCSI Response with status, sense (SenseLength + bytes) and residual. */
+    private void sendResponse(IscsiTask task, int transferred) {
+        ScsiCommand cmd = task.cmd;
+        if (!connection.isClosed()) {
+            int edtl = cmd.expectedDataTransferLength();
+            ByteBuf sense = Unpooled.EMPTY_BUFFER;
+            if (cmd.senseLength() > 0) {
+                sense = connection.alloc().buffer(2 + cmd.senseLength());
+                sense.writeShort(cmd.senseLength());
+                sense.writeBytes(cmd.sense(), 0, cmd.senseLength());
+            }
+            releaseWindowSlot(task);
+            IscsiPdu rsp = connection.response(Opcode.SCSI_RESPONSE, sense, true);
+            rsp.flags(IscsiPdu.FINAL_BIT | residualFlags(edtl, transferred));
+            rsp.byte2(0); // Command Completed at Target
+            rsp.byte3(cmd.status());
+            rsp.initiatorTaskTag(task.itt);
+            rsp.word36(task.inPduSn); // ExpDataSN: Data-In and R2T PDUs sent for this task
+            rsp.residualCount(transferred == edtl ? 0 : Math.abs(transferred - edtl));
+            connection.writeAndFlush(rsp);
+        }
+        finish(task);
+    }
+
+    /** RFC 7143 11.4.5: O when more than the EDTL was wanted, U when less arrived. */
+    private static int residualFlags(int edtl, int actual) {
+        return actual > edtl ? OVERFLOW_BIT : actual < edtl ? UNDERFLOW_BIT : 0;
+    }
+
+    @Override
+    public void abortedTask(ScsiCommand cmd) {
+        finish((IscsiTask) cmd.fabricContext()); // SAM-5 5.6: no status for an aborted task
+    }
+
+    /** Non-immediate tasks give their CmdSN window slot back when they end (MaxCmdSN moves). */
+    private void releaseWindowSlot(IscsiTask task) {
+        if (!task.immediate) {
+            task.immediate = true; // released once
+            session.window().completed();
+        }
+    }
+
+    /** The task is over: forget it, release its buffers and recycle it. */
+    private void finish(IscsiTask task) {
+        byItt.remove(task.itt);
+        releaseWindowSlot(task);
+        task.cmd.releaseBuffers();
+        task.reset();
+        pool.push(task);
+        connection.taskEnded();
+    }
+
+    // ------------------------------------------------------------------ connection loss
+
+    /**
+     * The connection is gone (ERL 0): every task is aborted; those waiting for Data-Out are
+     * handed back to the core, which ends each with {@link #abortedTask} (or a status we drop).
+     */
+    void abortAll() {
+        for (IscsiTask task : byItt.values().toArray(new IscsiTask[0])) {
+            task.cmd.markAborted();
+        }
+        failAbortedTransfers();
+    }
+
+    /** Tasks marked aborted while waiting for Data-Out will get none: complete their transfer. */
+    void failAbortedTransfers() {
+        for (IscsiTask task : byItt.values().toArray(new IscsiTask[0])) {
+            if (task.cmd.isAborted() && task.writePending && !task.dataOutDone) {
+                task.dataOutDone = true;
+                session.core().dataOutComplete(task.cmd);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ task management
+
+    /** RFC 7143 11.5: a Task Management Function Request (consumes it). */
+    void taskManagement(IscsiPdu pdu, boolean immediate) {
+        try {
+            int itt = pdu.initiatorTaskTag();
+            TmfRequest.Function function = TmfRequest.Function.fromIscsi(pdu.flags() & TMF_FUNCTION_MASK);
+            if (function == null || session.discovery()) {
+                sendTmResponse(itt, TmfRequest.Response.FUNCTION_REJECTED);
+                return;
+            }
+            if (function == TmfRequest.Function.TASK_REASSIGN) {
+                sendTmResponse(itt, TmfRequest.Response.TASK_ALLEGIANCE_REASSIGNMENT_NOT_SUPPORTED); // ERL 0
+                return;
+            }
+            if (function == TmfRequest.Function.ABORT_TASK && !abortTaskKnownToCore(pdu)) {
+                return;
+            }
+            TmfRequest tmf = new TmfRequest(function, LunField.decode(pdu.lunField()), pdu.word20() & 0xffff_ffffL,
+                    session.nexus(), this, session.loop(), new TmfContext(this, itt));
+            session.core().submitTmf(tmf);
+            for (IscsiConnection c : session.connections()) {
+                c.tasks().failAbortedTransfers();
+            }
+        } finally {
+            pdu.release();
+        }
+    }
+
+    /**
+     * ABORT TASK for a task the core never saw (RFC 7143 11.5.1): if it waits in the CmdSN queue
+     * or has not arrived yet (RefCmdSN within the window), it is dropped and marked received, and
+     * the answer is Function Complete; if it already ended, Task Does Not Exist.
+     *
+     * @return true if the core must handle the request
+     */
+    private boolean abortTaskKnownToCore(IscsiPdu pdu) {
+        int refItt = pdu.word20();
+        for (IscsiConnection c : session.connections()) {
+            if (c.tasks().find(refItt) != null) {
+                return true;
+            }
+        }
+        int refCmdSn = pdu.maxCmdSn(); // word 32: RefCmdSN
+        CmdSnWindow<IscsiSession.QueuedCommand> window = session.window();
+        if (window.isQueued(refCmdSn) || window.inWindow(refCmdSn)) {
+            IscsiSession.QueuedCommand dropped = window.consume(refCmdSn);
+            if (dropped != null) {
+                dropped.pdu().release();
+            }
+            sendTmResponse(pdu.initiatorTaskTag(), TmfRequest.Response.FUNCTION_COMPLETE);
+            connection.deliverQueued();
+            return false;
+        }
+        sendTmResponse(pdu.initiatorTaskTag(), TmfRequest.Response.TASK_DOES_NOT_EXIST);
+        return false;
+    }
+
+    @Override
+    public void queueTmResponse(TmfRequest tmf) {
+        TmfContext context = (TmfContext) tmf.fabricContext();
+        context.sequencer().sendTmResponse(context.itt(), tmf.response());
+        for (IscsiConnection c : session.connections()) {
+            c.tasks().failAbortedTransfers();
+        }
+    }
+
+    private void sendTmResponse(int itt, TmfRequest.Response response) {
+        if (connection.isClosed()) {
+            return;
+        }
+        IscsiPdu rsp = connection.response(Opcode.TASK_MGMT_RESPONSE, Unpooled.EMPTY_BUFFER, true);
+        rsp.finalFlag(true);
+        rsp.byte2(response.iscsiCode);
+        rsp.initiatorTaskTag(itt);
+        connection.writeAndFlush(rsp);
+    }
+}

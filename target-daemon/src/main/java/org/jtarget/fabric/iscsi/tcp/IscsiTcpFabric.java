@@ -1,0 +1,193 @@
+package org.jtarget.fabric.iscsi.tcp;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import org.jtarget.buffer.BufferPool;
+import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
+import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
+import org.jtarget.fabric.iscsi.login.LoginSettings;
+import org.jtarget.fabric.iscsi.pdu.IscsiPduDecoder;
+import org.jtarget.fabric.iscsi.pdu.IscsiPduEncoder;
+import org.jtarget.fabric.iscsi.session.ConnectionSettings;
+import org.jtarget.fabric.iscsi.session.IscsiConnection;
+import org.jtarget.fabric.iscsi.session.IscsiSession;
+import org.jtarget.fabric.iscsi.session.SessionRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The iSCSI fabric over TCP (RFC 7143 over the well-known port 3260 or any configured one): one
+ * listening socket per portal, one pipeline per connection:
+ *
+ * <pre>
+ *   [IdleStateHandler] → IscsiPduDecoder → IscsiPduEncoder → IscsiConnection
+ * </pre>
+ *
+ * Connections use the shared pooled allocator ({@link BufferPool}), TCP_NODELAY and a write
+ * buffer water mark (DESIGN 4.4: the connection stops reading while its output is not drained).
+ */
+public final class IscsiTcpFabric {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IscsiTcpFabric.class);
+    private static final int LOW_WATER_MARK = 1 << 20;
+    private static final int HIGH_WATER_MARK = 4 << 20;
+
+    private final BufferPool pool;
+    private final EventLoopGroup bossGroup;
+    private final EventLoopGroup workerGroup;
+    private final Collection<IscsiTargetDefinition> targets;
+    private final LoginSettings settings;
+    private final ConnectionSettings connectionSettings;
+    private final SessionRegistry registry = new SessionRegistry();
+    private final ChannelGroup listeners = new DefaultChannelGroup("iscsi-portals", GlobalEventExecutor.INSTANCE);
+    private final ChannelGroup connections = new DefaultChannelGroup("iscsi-connections", GlobalEventExecutor.INSTANCE);
+
+    public IscsiTcpFabric(BufferPool pool, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
+                          Collection<IscsiTargetDefinition> targets, LoginSettings settings) {
+        this(pool, bossGroup, workerGroup, targets, settings, ConnectionSettings.defaults());
+    }
+
+    public IscsiTcpFabric(BufferPool pool, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
+                          Collection<IscsiTargetDefinition> targets, LoginSettings settings,
+                          ConnectionSettings connectionSettings) {
+        this.pool = pool;
+        this.bossGroup = bossGroup;
+        this.workerGroup = workerGroup;
+        this.targets = List.copyOf(targets);
+        this.settings = settings;
+        this.connectionSettings = connectionSettings;
+    }
+
+    /** An event loop group of the best transport here: epoll on Linux, else NIO. */
+    public static EventLoopGroup newEventLoopGroup(int threads) {
+        return new MultiThreadIoEventLoopGroup(threads,
+                Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    }
+
+    private static Class<? extends ServerChannel> serverChannelClass() {
+        return Epoll.isAvailable() ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    /** The live sessions of this fabric (for status output). */
+    public List<IscsiSession> sessions() {
+        return registry.sessions();
+    }
+
+    /**
+     * Starts listening on a portal. Synchronous.
+     *
+     * @throws BindException if the address is in use
+     * @throws IOException   for any other failure to bind
+     */
+    public void bind(IscsiPortalDefinition portal) throws IOException {
+        List<IscsiTargetDefinition> served = new ArrayList<>();
+        for (IscsiTargetDefinition t : targets) {
+            if (t.portals().isEmpty() || t.portals().stream().anyMatch(p -> p.name().equals(portal.name()))) {
+                served.add(t);
+            }
+        }
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(bossGroup, workerGroup)
+                .channel(serverChannelClass())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .option(ChannelOption.ALLOCATOR, pool.allocator())
+                .childOption(ChannelOption.ALLOCATOR, pool.allocator())
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(LOW_WATER_MARK, HIGH_WATER_MARK))
+                .childHandler(initializer(portal, served));
+        ChannelFuture bound = bootstrap.bind(portal.host(), portal.port()).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            Throwable cause = bound.cause();
+            if (cause instanceof BindException be) {
+                throw be;
+            }
+            BindException be = new BindException("portal " + portal.name() + ": cannot bind "
+                    + portal.host() + ":" + portal.port() + ": " + cause.getMessage());
+            be.initCause(cause);
+            throw be;
+        }
+        listeners.add(bound.channel());
+        LOG.info("portal {} listening on {}:{}", portal.name(), portal.host(), portal.port());
+    }
+
+    private ChannelInitializer<SocketChannel> initializer(IscsiPortalDefinition portal,
+                                                          List<IscsiTargetDefinition> served) {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                connections.add(ch);
+                long nop = connectionSettings.nopInInterval().toMillis();
+                ch.pipeline()
+                        .addLast("idle", new IdleStateHandler(nop, 0, 0, TimeUnit.MILLISECONDS))
+                        .addLast("decoder", new IscsiPduDecoder(settings.maxRecvDataSegmentLength()))
+                        .addLast("encoder", new IscsiPduEncoder())
+                        .addLast("connection", new IscsiConnection(registry, portal, served, settings,
+                                connectionSettings));
+            }
+        };
+    }
+
+    /**
+     * Clean shutdown: stop accepting, ask every session to log out (RFC 7143 11.9.1 AsyncEvent 1),
+     * give them {@link ConnectionSettings#logoutGrace()}, then close what is left (its commands
+     * are aborted) and wait for the sessions to end, at most {@code timeout} in all.
+     */
+    public void close(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        listeners.close().awaitUninterruptibly(remainingMillis(deadline));
+        List<IscsiSession> live = registry.sessions();
+        int seconds = (int) Math.max(1, connectionSettings.logoutGrace().toSeconds());
+        for (IscsiSession s : live) {
+            s.requestLogout(seconds);
+        }
+        long grace = Math.min(connectionSettings.logoutGrace().toMillis(), remainingMillis(deadline) / 2);
+        for (IscsiSession s : live) {
+            s.terminationFuture().awaitUninterruptibly(Math.max(0, grace));
+        }
+        List<Future<Void>> ends = new ArrayList<>();
+        for (IscsiSession s : registry.sessions()) {
+            ends.add(s.terminate());
+        }
+        connections.close().awaitUninterruptibly(remainingMillis(deadline));
+        for (Future<Void> f : ends) {
+            f.awaitUninterruptibly(remainingMillis(deadline));
+        }
+        LOG.info("iSCSI fabric closed");
+    }
+
+    private static long remainingMillis(long deadline) {
+        return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+    }
+
+    /** The channels of the bound portals (tests read their local port). */
+    public List<Channel> listeningChannels() {
+        return new ArrayList<>(listeners);
+    }
+}
