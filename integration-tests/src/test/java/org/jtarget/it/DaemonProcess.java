@@ -134,7 +134,7 @@ public final class DaemonProcess implements AutoCloseable {
             }
             sleep(100);
         }
-        process.destroyForcibly();
+        kill();
         throw new AssertionError("jtargetd did not accept connections on " + HOST + ":" + port + " within "
                 + START_TIMEOUT.toSeconds() + " s (killed)\n" + describe());
     }
@@ -205,7 +205,8 @@ public final class DaemonProcess implements AutoCloseable {
     public int awaitExit(Duration timeout) {
         try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                kill();
+                process.waitFor(5, TimeUnit.SECONDS);
                 throw new AssertionError("jtargetd still running after " + timeout.toSeconds() + " s (killed)\n"
                         + describe());
             }
@@ -246,8 +247,9 @@ public final class DaemonProcess implements AutoCloseable {
         stopCleanly();
     }
 
-    /** Kills the process without checks (cleanup after a failure). */
+    /** Kills the process and anything it started, without checks (cleanup after a failure). */
     public void kill() {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
     }
 

@@ -39,7 +39,13 @@ class JscsiInitiatorIT {
 
     private void writeReadLogout() throws Exception {
         Initiator initiator = new Initiator(configuration());
-        initiator.createSession(SESSION);
+        try {
+            initiator.createSession(SESSION);
+        } catch (NullPointerException e) {
+            // jSCSI 2.2 logs the real cause (login, or READ CAPACITY of LUN 0) and then trips over a null session.
+            throw new AssertionError("jSCSI could not open a session to " + DaemonConfig.IQN + " (its log in the test output "
+                    + "has the cause: login or READ CAPACITY of LUN 0 failed)\n" + DAEMON.daemon().describe(), e);
+        }
         try {
             long blockSize = initiator.getBlockSize(SESSION);
             long capacity = initiator.getCapacity(SESSION);
