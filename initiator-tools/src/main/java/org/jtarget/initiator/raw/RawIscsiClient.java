@@ -1,0 +1,482 @@
+package org.jtarget.initiator.raw;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A small, blocking iSCSI initiator over one TCP connection, built from hand-made PDUs: login
+ * (security stage then operational stage, RFC 7143 6.3), SCSI commands with Data-In and
+ * R2T-driven Data-Out, NOP, Text (SendTargets), logout, and raw byte access for negative tests.
+ *
+ * <p>It negotiates the simplest session: no digests, {@code InitialR2T=Yes}, {@code ImmediateData=No},
+ * {@code ErrorRecoveryLevel=0}, one command at a time. Not thread-safe. Target-initiated NOP-Ins
+ * that ask for an answer are answered while waiting for a command's end.
+ */
+public final class RawIscsiClient implements AutoCloseable {
+
+    /** The MaxRecvDataSegmentLength this client declares, and the largest segment it accepts. */
+    public static final int OUR_MAX_RECV_DATA_SEGMENT_LENGTH = 262144;
+    /** RFC 7143 13.12: the default MaxRecvDataSegmentLength when a side does not declare one. */
+    public static final int DEFAULT_MAX_RECV_DATA_SEGMENT_LENGTH = 8192;
+    private static final int MAX_LOGIN_EXCHANGES = 8;
+    private static final int STATUS_BIT = 0x01;
+    private static final int UNIT_ATTENTION = 0x6;
+    private static final int OVERFLOW_BIT = 0x04;
+    private static final int UNDERFLOW_BIT = 0x02;
+
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+    private final long isid;
+    private final Map<String, String> negotiated = new LinkedHashMap<>();
+    private int nextItt = 1;
+    private int cmdSn = 1;
+    private int expStatSn;
+    private int maxCmdSn;
+    private int tsih;
+    private int targetMaxRecvDataSegmentLength = DEFAULT_MAX_RECV_DATA_SEGMENT_LENGTH;
+
+    private RawIscsiClient(Socket socket) throws IOException {
+        this.socket = socket;
+        this.in = new BufferedInputStream(socket.getInputStream(), 65536);
+        this.out = new BufferedOutputStream(socket.getOutputStream(), 65536);
+        // RFC 7143 11.12.5: ISID type 10b (random), 24 random bits, 16-bit qualifier.
+        this.isid = (0x80L << 40) | ((long) ThreadLocalRandom.current().nextInt(1 << 24) << 16) | 1;
+    }
+
+    /**
+     * Opens a TCP connection; reads time out after {@code timeout} too (change it with
+     * {@link #readTimeout(Duration)}).
+     */
+    public static RawIscsiClient connect(String host, int port, Duration timeout) throws IOException {
+        Socket s = new Socket();
+        try {
+            s.setTcpNoDelay(true);
+            s.connect(new InetSocketAddress(host, port), (int) timeout.toMillis());
+            s.setSoTimeout((int) timeout.toMillis());
+            return new RawIscsiClient(s);
+        } catch (IOException e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    /** Sets how long a read waits before {@link SocketTimeoutException}. */
+    public void readTimeout(Duration timeout) throws SocketException {
+        socket.setSoTimeout((int) timeout.toMillis());
+    }
+
+    // ------------------------------------------------------------------ login
+
+    /** The operational keys this client proposes in a Normal session (RFC 7143 13). */
+    public static Map<String, String> defaultOperationalKeys() {
+        Map<String, String> k = new LinkedHashMap<>();
+        k.put("HeaderDigest", "None");
+        k.put("DataDigest", "None");
+        k.put("MaxRecvDataSegmentLength", Integer.toString(OUR_MAX_RECV_DATA_SEGMENT_LENGTH));
+        k.put("InitialR2T", "Yes");
+        k.put("ImmediateData", "No");
+        k.put("MaxBurstLength", "262144");
+        k.put("FirstBurstLength", "65536");
+        k.put("MaxConnections", "1");
+        k.put("MaxOutstandingR2T", "1");
+        k.put("DataPDUInOrder", "Yes");
+        k.put("DataSequenceInOrder", "Yes");
+        k.put("DefaultTime2Wait", "0");
+        k.put("DefaultTime2Retain", "0");
+        k.put("ErrorRecoveryLevel", "0");
+        return k;
+    }
+
+    /** Logs in to a Normal session on {@code targetName} with {@link #defaultOperationalKeys()}. */
+    public LoginResult login(String initiatorName, String targetName) throws IOException {
+        return login(initiatorName, targetName, defaultOperationalKeys());
+    }
+
+    /**
+     * Logs in: stage 0 (SecurityNegotiation) with {@code AuthMethod=None} transiting to stage 1,
+     * then stage 1 (LoginOperationalNegotiation) with {@code operationalKeys} transiting to the
+     * Full Feature Phase (RFC 7143 6.3). A non-zero status ends the attempt and is returned, not thrown.
+     *
+     * @param targetName the target IQN, or {@code null} for a Discovery session
+     */
+    public LoginResult login(String initiatorName, String targetName, Map<String, String> operationalKeys)
+            throws IOException {
+        Map<String, String> security = new LinkedHashMap<>();
+        security.put("InitiatorName", initiatorName);
+        security.put("SessionType", targetName == null ? "Discovery" : "Normal");
+        if (targetName != null) {
+            security.put("TargetName", targetName);
+        }
+        security.put("AuthMethod", "None");
+        int itt = nextItt++;
+        LoginResult first = loginStage(itt, InitiatorPdus.SECURITY_NEGOTIATION,
+                InitiatorPdus.LOGIN_OPERATIONAL_NEGOTIATION, security);
+        if (first.statusClass() != 0 || first.fullFeature()) {
+            return first;
+        }
+        LoginResult second = loginStage(itt, InitiatorPdus.LOGIN_OPERATIONAL_NEGOTIATION,
+                InitiatorPdus.FULL_FEATURE_PHASE, operationalKeys);
+        String mrdsl = negotiated.get("MaxRecvDataSegmentLength");
+        if (mrdsl != null) {
+            targetMaxRecvDataSegmentLength = Integer.parseInt(mrdsl.trim());
+        }
+        return second;
+    }
+
+    /** Logs in to a Discovery session. */
+    public LoginResult discoveryLogin(String initiatorName) throws IOException {
+        Map<String, String> ops = new LinkedHashMap<>();
+        ops.put("HeaderDigest", "None");
+        ops.put("DataDigest", "None");
+        ops.put("MaxRecvDataSegmentLength", Integer.toString(OUR_MAX_RECV_DATA_SEGMENT_LENGTH));
+        return login(initiatorName, null, ops);
+    }
+
+    /**
+     * Sends login requests in stage {@code csg} asking to move to {@code nsg} until the target
+     * answers with the transit bit (it may answer T=0 while it still has keys to say).
+     */
+    private LoginResult loginStage(int itt, int csg, int nsg, Map<String, String> keys) throws IOException {
+        Map<String, String> toSend = keys;
+        for (int exchange = 0; exchange < MAX_LOGIN_EXCHANGES; exchange++) {
+            send(InitiatorPdus.loginRequest(true, csg, nsg, isid, tsih, itt, 0, cmdSn, expStatSn, toSend));
+            RawPdu rsp = readPdu();
+            if (rsp == null) {
+                throw new IscsiProtocolException("target closed the connection during login stage " + csg);
+            }
+            if (rsp.opcode() != IscsiOpcodes.LOGIN_RESPONSE) {
+                throw new IscsiProtocolException("expected a Login Response in stage " + csg + ", got " + rsp);
+            }
+            noteStatus(rsp);
+            negotiated.putAll(TextKeys.decode(rsp.data()));
+            int statusClass = rsp.u8(RawPdu.STATUS_CLASS_OFFSET);
+            int statusDetail = rsp.u8(RawPdu.STATUS_DETAIL_OFFSET);
+            if (statusClass != 0) {
+                return new LoginResult(statusClass, statusDetail, 0, Map.copyOf(negotiated), false);
+            }
+            tsih = rsp.tsih();
+            boolean transit = (rsp.flags() & InitiatorPdus.LOGIN_TRANSIT_BIT) != 0;
+            if (transit) {
+                boolean ffp = (rsp.flags() & 3) == InitiatorPdus.FULL_FEATURE_PHASE;
+                return new LoginResult(0, 0, tsih, Map.copyOf(negotiated), ffp);
+            }
+            toSend = Map.of();
+        }
+        throw new IscsiProtocolException("target did not leave login stage " + csg + " after "
+                + MAX_LOGIN_EXCHANGES + " exchanges");
+    }
+
+    /** Every key the target sent during login (last value wins). */
+    public Map<String, String> negotiated() {
+        return Map.copyOf(negotiated);
+    }
+
+    /** The target's declared MaxRecvDataSegmentLength: Data-Out segments are cut to it. */
+    public int targetMaxRecvDataSegmentLength() {
+        return targetMaxRecvDataSegmentLength;
+    }
+
+    public int tsih() {
+        return tsih;
+    }
+
+    // ------------------------------------------------------------------ SCSI
+
+    /** TEST UNIT READY. */
+    public ScsiResult testUnitReady(int lun) throws IOException {
+        return execute(lun, ScsiCdbs.testUnitReady(), 0);
+    }
+
+    /**
+     * TEST UNIT READY repeated while it answers UNIT ATTENTION (SAM-5 5.14: a new I_T nexus may
+     * see one per pending condition, e.g. power on or reset), at most 8 times; returns the last answer.
+     */
+    public ScsiResult testUnitReadyClearingUnitAttention(int lun) throws IOException {
+        ScsiResult r = testUnitReady(lun);
+        for (int i = 0; i < 7 && r.status() == ScsiResult.CHECK_CONDITION && r.senseKey() == UNIT_ATTENTION; i++) {
+            r = testUnitReady(lun);
+        }
+        return r;
+    }
+
+    /** INQUIRY (standard data or a VPD page). */
+    public ScsiResult inquiry(int lun, boolean evpd, int page, int allocationLength) throws IOException {
+        return execute(lun, ScsiCdbs.inquiry(evpd, page, allocationLength), allocationLength);
+    }
+
+    /** READ (10) of {@code blocks} blocks of {@code blockSize} bytes. */
+    public ScsiResult read10(int lun, long lba, int blocks, int blockSize) throws IOException {
+        return execute(lun, ScsiCdbs.read10(lba, blocks), blocks * blockSize);
+    }
+
+    /** WRITE (10) of {@code data} (a whole number of {@code blockSize} blocks). */
+    public ScsiResult write10(int lun, long lba, byte[] data, int blockSize) throws IOException {
+        if (data.length % blockSize != 0) {
+            throw new IllegalArgumentException(data.length + " bytes is not a whole number of " + blockSize
+                    + "-byte blocks");
+        }
+        return execute(lun, ScsiCdbs.write10(lba, data.length / blockSize), data);
+    }
+
+    /** Runs a command with no data or with Data-In of up to {@code readLength} bytes. */
+    public ScsiResult execute(int lun, byte[] cdb, int readLength) throws IOException {
+        return execute(lun, cdb, readLength, null);
+    }
+
+    /** Runs a command whose Data-Out is {@code writeData}, sent as the target's R2Ts ask. */
+    public ScsiResult execute(int lun, byte[] cdb, byte[] writeData) throws IOException {
+        return execute(lun, cdb, 0, writeData);
+    }
+
+    private ScsiResult execute(int lun, byte[] cdb, int readLength, byte[] writeData) throws IOException {
+        int itt = nextItt++;
+        boolean write = writeData != null;
+        int edtl = write ? writeData.length : readLength;
+        send(InitiatorPdus.scsiCommand(lun, itt, cmdSn, expStatSn, cdb, !write && readLength > 0, write, edtl));
+        cmdSn++;
+        byte[] dataIn = new byte[write ? 0 : readLength];
+        int received = 0;
+        while (true) {
+            RawPdu pdu = readForTask(itt, "SCSI command 0x" + Integer.toHexString(cdb[0] & 0xff));
+            switch (pdu.opcode()) {
+                case IscsiOpcodes.SCSI_DATA_IN -> {
+                    received = Math.max(received, copyDataIn(pdu, dataIn));
+                    if ((pdu.flags() & STATUS_BIT) != 0) {
+                        noteStatus(pdu);
+                        return new ScsiResult(pdu.u8(3), 0, Arrays.copyOf(dataIn, received), new byte[0],
+                                signedResidual(pdu));
+                    }
+                }
+                case IscsiOpcodes.R2T -> answerR2T(lun, itt, pdu, writeData);
+                case IscsiOpcodes.SCSI_RESPONSE -> {
+                    noteStatus(pdu);
+                    return new ScsiResult(pdu.u8(3), pdu.u8(2), Arrays.copyOf(dataIn, received), sense(pdu),
+                            signedResidual(pdu));
+                }
+                default -> throw new IscsiProtocolException("unexpected " + pdu + " for ITT 0x"
+                        + Integer.toHexString(itt));
+            }
+        }
+    }
+
+    private int copyDataIn(RawPdu pdu, byte[] dataIn) throws IscsiProtocolException {
+        int offset = pdu.word40();
+        byte[] d = pdu.data();
+        if (offset < 0 || offset + d.length > dataIn.length) {
+            throw new IscsiProtocolException("Data-In at offset " + offset + " with " + d.length
+                    + " bytes overruns the expected " + dataIn.length + " bytes");
+        }
+        System.arraycopy(d, 0, dataIn, offset, d.length);
+        return offset + d.length;
+    }
+
+    /** RFC 7143 11.8: answers one R2T with Data-Out PDUs no larger than the target's MaxRecvDataSegmentLength. */
+    private void answerR2T(int lun, int itt, RawPdu r2t, byte[] writeData) throws IOException {
+        if (writeData == null) {
+            throw new IscsiProtocolException("R2T for a command without data-out: " + r2t);
+        }
+        int offset = r2t.word40();
+        int length = r2t.word44();
+        if (offset < 0 || length < 0 || offset + length > writeData.length) {
+            throw new IscsiProtocolException("R2T asks for bytes " + offset + "+" + length + " of a "
+                    + writeData.length + "-byte write");
+        }
+        int ttt = r2t.word20();
+        int dataSn = 0;
+        for (int done = 0; done < length; dataSn++) {
+            int n = Math.min(targetMaxRecvDataSegmentLength, length - done);
+            byte[] chunk = Arrays.copyOfRange(writeData, offset + done, offset + done + n);
+            done += n;
+            send(InitiatorPdus.dataOut(lun, itt, ttt, expStatSn, dataSn, offset + done - n, chunk, done == length));
+        }
+    }
+
+    private static byte[] sense(RawPdu rsp) {
+        byte[] d = rsp.data();
+        if (d.length < 2) {
+            return new byte[0];
+        }
+        int len = ((d[0] & 0xff) << 8) | (d[1] & 0xff);
+        return Arrays.copyOfRange(d, 2, Math.min(d.length, 2 + len));
+    }
+
+    private static int signedResidual(RawPdu pdu) {
+        int flags = pdu.flags();
+        if ((flags & UNDERFLOW_BIT) != 0) {
+            return pdu.word44();
+        }
+        return (flags & OVERFLOW_BIT) != 0 ? -pdu.word44() : 0;
+    }
+
+    // ------------------------------------------------------------------ other requests
+
+    /** Sends a NOP-Out ping and returns the target's NOP-In answer (RFC 7143 11.18, 11.19). */
+    public RawPdu ping() throws IOException {
+        int itt = nextItt++;
+        send(InitiatorPdus.nopOut(itt, RawPdu.RESERVED_TAG, cmdSn, expStatSn, true));
+        RawPdu rsp = readForTask(itt, "NOP-Out ping");
+        if (rsp.opcode() != IscsiOpcodes.NOP_IN) {
+            throw new IscsiProtocolException("expected NOP-In for the ping, got " + rsp);
+        }
+        noteStatus(rsp);
+        return rsp;
+    }
+
+    /** {@code SendTargets=All} in a Discovery (or Normal) session; returns the pairs in order. */
+    public List<String> sendTargets() throws IOException {
+        int itt = nextItt++;
+        send(InitiatorPdus.textRequest(itt, cmdSn, expStatSn, Map.of("SendTargets", "All")));
+        cmdSn++;
+        RawPdu rsp = readForTask(itt, "SendTargets");
+        if (rsp.opcode() != IscsiOpcodes.TEXT_RESPONSE) {
+            throw new IscsiProtocolException("expected a Text Response, got " + rsp);
+        }
+        noteStatus(rsp);
+        return TextKeys.decodeAll(rsp.data());
+    }
+
+    /** Logs out (close the session) and returns the Logout Response's response code (0 = closed). */
+    public int logout() throws IOException {
+        int itt = nextItt++;
+        send(InitiatorPdus.logoutRequest(itt, 0, cmdSn, expStatSn));
+        RawPdu rsp = readForTask(itt, "Logout");
+        if (rsp.opcode() != IscsiOpcodes.LOGOUT_RESPONSE) {
+            throw new IscsiProtocolException("expected a Logout Response, got " + rsp);
+        }
+        noteStatus(rsp);
+        return rsp.u8(2);
+    }
+
+    // ------------------------------------------------------------------ raw access
+
+    /** Sends one PDU as is. */
+    public void send(RawPdu pdu) throws IOException {
+        sendBytes(pdu.toBytes());
+    }
+
+    /** Sends arbitrary bytes (for garbage and truncated PDUs). */
+    public void sendBytes(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    /** Half-closes the connection: the target sees end of stream, we can still read. */
+    public void shutdownOutput() throws IOException {
+        socket.shutdownOutput();
+    }
+
+    /**
+     * Reads the next PDU, whatever it is.
+     *
+     * @return the PDU, or {@code null} when the target closed the connection
+     * @throws SocketTimeoutException when nothing arrives within the read timeout
+     */
+    public RawPdu readPdu() throws IOException {
+        RawPdu pdu = PduReader.read(in, OUR_MAX_RECV_DATA_SEGMENT_LENGTH);
+        if (pdu != null && pdu.opcode() >= IscsiOpcodes.NOP_IN) {
+            expCmdSnWindow(pdu);
+        }
+        return pdu;
+    }
+
+    /**
+     * Waits for the target to answer a protocol error: a Reject PDU, or the connection closing
+     * (reset included). NOP-Ins and Async Messages in between are noted and skipped.
+     */
+    public ProtocolErrorOutcome awaitRejectOrClose(Duration timeout) throws IOException {
+        readTimeout(timeout);
+        List<RawPdu> seen = new ArrayList<>();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            RawPdu pdu;
+            try {
+                pdu = readPdu();
+            } catch (SocketTimeoutException e) {
+                break;
+            } catch (SocketException | java.io.EOFException e) {
+                return new ProtocolErrorOutcome(ProtocolErrorOutcome.Kind.CLOSED, null, seen);
+            }
+            if (pdu == null) {
+                return new ProtocolErrorOutcome(ProtocolErrorOutcome.Kind.CLOSED, null, seen);
+            }
+            if (pdu.opcode() == IscsiOpcodes.REJECT) {
+                return new ProtocolErrorOutcome(ProtocolErrorOutcome.Kind.REJECTED, pdu, seen);
+            }
+            seen.add(pdu);
+        }
+        return new ProtocolErrorOutcome(ProtocolErrorOutcome.Kind.TIMED_OUT, null, seen);
+    }
+
+    /** Whether the socket is still open on our side. */
+    public boolean isOpen() {
+        return !socket.isClosed();
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+
+    // ------------------------------------------------------------------ sequencing
+
+    /**
+     * Reads until a PDU for {@code itt} arrives, answering target NOP-Ins that carry a TTT
+     * (RFC 7143 11.19.2) and skipping Async Messages. A Reject or end of stream is an error.
+     */
+    private RawPdu readForTask(int itt, String what) throws IOException {
+        while (true) {
+            RawPdu pdu = readPdu();
+            if (pdu == null) {
+                throw new IscsiProtocolException("target closed the connection while waiting for the answer to "
+                        + what);
+            }
+            if (pdu.opcode() == IscsiOpcodes.REJECT) {
+                throw new IscsiProtocolException("target rejected " + what + " with reason 0x"
+                        + Integer.toHexString(pdu.u8(2)));
+            }
+            if (pdu.itt() == itt) {
+                return pdu;
+            }
+            if (pdu.opcode() == IscsiOpcodes.NOP_IN && pdu.word20() != RawPdu.RESERVED_TAG) {
+                send(InitiatorPdus.nopOut(RawPdu.RESERVED_TAG, pdu.word20(), cmdSn, expStatSn, true));
+            } else if (pdu.opcode() != IscsiOpcodes.NOP_IN && pdu.opcode() != IscsiOpcodes.ASYNC_MESSAGE) {
+                throw new IscsiProtocolException("unexpected " + pdu + " while waiting for the answer to " + what);
+            }
+        }
+    }
+
+    /** A PDU that carries a status advances StatSN: acknowledge it in ExpStatSN (RFC 7143 4.2.2.2). */
+    private void noteStatus(RawPdu pdu) {
+        expStatSn = pdu.word24() + 1;
+    }
+
+    /** Every target PDU carries MaxCmdSN in word 32 (RFC 7143 11.2.1.x, 4.2.2.1). */
+    private void expCmdSnWindow(RawPdu pdu) {
+        maxCmdSn = pdu.word32();
+    }
+
+    /** The MaxCmdSN the target last announced. */
+    public int maxCmdSn() {
+        return maxCmdSn;
+    }
+
+    /** The CmdSN the next non-immediate command will carry. */
+    public int cmdSn() {
+        return cmdSn;
+    }
+}

@@ -1,0 +1,102 @@
+package org.jtarget.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+/**
+ * JUnit 5 extension giving a test class one running daemon with {@link DaemonConfig#standard(int)}
+ * on a free loopback port, in a fresh temporary folder:
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static final DaemonExtension DAEMON = new DaemonExtension();
+ * ... DAEMON.daemon().url(0) ...
+ * }</pre>
+ *
+ * After all tests it stops the daemon with SIGTERM and fails unless it exits 0 within 20 s; the log
+ * is kept in {@code integration-tests/target/daemon-logs/<TestClass>.log}. A failing test prints the
+ * log tail.
+ */
+public final class DaemonExtension implements BeforeAllCallback, AfterAllCallback, TestWatcher {
+
+    private Path dir;
+    private DaemonConfig config;
+    private DaemonProcess daemon;
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws IOException {
+        dir = Files.createTempDirectory("jtarget-it-" + context.getRequiredTestClass().getSimpleName() + "-");
+        config = DaemonConfig.standard(DaemonProcess.freePort());
+        daemon = DaemonProcess.start(config.writeTo(dir), config.port());
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws IOException {
+        try {
+            if (daemon != null) {
+                daemon.stopCleanly();
+            }
+        } finally {
+            if (daemon != null && daemon.isAlive()) {
+                daemon.kill();
+            }
+            keepLog(context.getRequiredTestClass().getSimpleName());
+            deleteTree(dir);
+        }
+    }
+
+    @Override
+    public void testFailed(ExtensionContext context, Throwable cause) {
+        if (daemon != null) {
+            System.err.println("[" + context.getDisplayName() + " failed] " + daemon.describe());
+        }
+    }
+
+    /** The running daemon. */
+    public DaemonProcess daemon() {
+        if (daemon == null) {
+            throw new IllegalStateException("the daemon is not started (register the extension as a static field)");
+        }
+        return daemon;
+    }
+
+    /** The config it runs. */
+    public DaemonConfig config() {
+        return config;
+    }
+
+    private void keepLog(String name) throws IOException {
+        if (dir == null || !Files.exists(dir.resolve("daemon.log"))) {
+            return;
+        }
+        Path logs = Files.createDirectories(Path.of("target", "daemon-logs"));
+        Files.copy(dir.resolve("daemon.log"), logs.resolve(name + ".log"), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** Deletes a folder and everything under it (a no-op for null). */
+    static void deleteTree(Path root) {
+        if (root == null || !Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(root)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,276 @@
+package org.jtarget.it;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real daemon ({@code target-daemon/bin/jtargetd --config FILE}) as a child process: stdout
+ * (the log) and stderr captured to files beside the config, started and awaited until its portal
+ * accepts TCP connections, stopped with SIGTERM. Every failure message carries the log tail.
+ *
+ * <p>The repository root comes from system property {@code jtarget.home} (set by failsafe), or is
+ * found by walking up from the working directory.
+ */
+public final class DaemonProcess implements AutoCloseable {
+
+    public static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+    public static final Duration STOP_TIMEOUT = Duration.ofSeconds(20);
+    public static final String HOST = "127.0.0.1";
+    private static final int TAIL_LINES = 60;
+
+    private final Process process;
+    private final Path config;
+    private final Path stdout;
+    private final Path stderr;
+    private final int port;
+    private Integer exitCode;
+
+    private DaemonProcess(Process process, Path config, Path stdout, Path stderr, int port) {
+        this.process = process;
+        this.config = config;
+        this.stdout = stdout;
+        this.stderr = stderr;
+        this.port = port;
+    }
+
+    /**
+     * Starts the daemon on {@code config} and waits until {@code port} on 127.0.0.1 accepts a TCP
+     * connection (at most {@link #START_TIMEOUT}); fails with the log tail if it exits or times out.
+     * Output goes to {@code daemon.log} / {@code daemon.err} in the config's folder (appended, so a
+     * restart keeps the earlier run's log).
+     */
+    public static DaemonProcess start(Path config, int port) {
+        DaemonProcess d = launch(config, port);
+        d.awaitListening();
+        return d;
+    }
+
+    /** Starts the daemon without waiting for anything (bad-config tests wait for the exit instead). */
+    public static DaemonProcess launch(Path config, int port) {
+        Path dir = config.toAbsolutePath().getParent();
+        Path out = dir.resolve("daemon.log");
+        Path err = dir.resolve("daemon.err");
+        Path script = jtargetd();
+        ProcessBuilder pb = new ProcessBuilder(script.toString(), "--config", config.toAbsolutePath().toString())
+                .directory(dir.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
+                .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
+        try {
+            Files.deleteIfExists(err);
+            return new DaemonProcess(pb.start(), config, out, err, port);
+        } catch (IOException e) {
+            throw new AssertionError("could not start " + script + ": " + e, e);
+        }
+    }
+
+    /** The repository root: {@code -Djtarget.home}, else the first ancestor of the working dir with target-daemon/. */
+    public static Path home() {
+        String prop = System.getProperty("jtarget.home");
+        if (prop != null && !prop.isBlank()) {
+            return Path.of(prop).toAbsolutePath().normalize();
+        }
+        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.isDirectory(p.resolve("target-daemon")) && Files.exists(p.resolve("pom.xml"))) {
+                return p;
+            }
+        }
+        throw new AssertionError("cannot find the jtarget checkout: set -Djtarget.home=<repo root>");
+    }
+
+    /** {@code target-daemon/bin/jtargetd}, failing clearly when the daemon jar has not been built. */
+    public static Path jtargetd() {
+        Path home = home();
+        Path script = home.resolve("target-daemon/bin/jtargetd");
+        if (!Files.isExecutable(script)) {
+            throw new AssertionError(script + " is missing or not executable");
+        }
+        if (!Files.isDirectory(home.resolve("target-daemon/target/lib"))) {
+            throw new AssertionError("the daemon is not packaged (" + home.resolve("target-daemon/target/lib")
+                    + " missing): run `./dev build` or `./dev test`, which package it before the integration tests");
+        }
+        return script;
+    }
+
+    /** A TCP port on 127.0.0.1 that was free a moment ago (the kernel's ephemeral choice). */
+    public static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Whether something accepts TCP connections on 127.0.0.1:{@code port} right now. */
+    public static boolean accepting(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(HOST, port), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private void awaitListening() {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new AssertionError("jtargetd exited with code " + exitCodeNow() + " before listening on "
+                        + HOST + ":" + port + "\n" + describe());
+            }
+            if (accepting(port)) {
+                return;
+            }
+            sleep(100);
+        }
+        kill();
+        throw new AssertionError("jtargetd did not accept connections on " + HOST + ":" + port + " within "
+                + START_TIMEOUT.toSeconds() + " s (killed)\n" + describe());
+    }
+
+    // ------------------------------------------------------------------ facts
+
+    public int port() {
+        return port;
+    }
+
+    public Path config() {
+        return config;
+    }
+
+    /** The folder holding the config, the stores' relative paths and the logs. */
+    public Path dir() {
+        return config.toAbsolutePath().getParent();
+    }
+
+    /** {@code iscsi://127.0.0.1:PORT} (discovery URL). */
+    public String portalUrl() {
+        return "iscsi://" + HOST + ":" + port;
+    }
+
+    /** {@code iscsi://127.0.0.1:PORT/IQN/LUN}. */
+    public String url(int lun) {
+        return portalUrl() + "/" + DaemonConfig.IQN + "/" + lun;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Everything the daemon wrote to stdout (its log), across restarts on the same folder. */
+    public String log() {
+        return readLenient(stdout);
+    }
+
+    /** Everything the daemon wrote to stderr in this run. */
+    public String stderr() {
+        return readLenient(stderr);
+    }
+
+    /** The last {@code n} lines of the log. */
+    public String logTail(int n) {
+        List<String> lines = log().lines().toList();
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
+    }
+
+    /** State, log tail and stderr, for assertion messages. */
+    public String describe() {
+        return "--- jtargetd pid " + process.pid() + (process.isAlive() ? " (running)" : " (exited " + exitCodeNow()
+                + ")") + ", config " + config + " ---\n" + readLenient(config)
+                + "--- daemon log, last " + TAIL_LINES + " lines (" + stdout + ") ---\n" + logTail(TAIL_LINES)
+                + "\n--- daemon stderr (" + stderr + ") ---\n" + stderr();
+    }
+
+    // ------------------------------------------------------------------ stopping
+
+    /**
+     * Waits for the process to exit on its own (bad-config runs) and returns its exit code;
+     * fails (after killing it) if it is still running after {@code timeout}.
+     */
+    public int awaitExit(Duration timeout) {
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                kill();
+                process.waitFor(5, TimeUnit.SECONDS);
+                throw new AssertionError("jtargetd still running after " + timeout.toSeconds() + " s (killed)\n"
+                        + describe());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+        exitCode = process.exitValue();
+        return exitCode;
+    }
+
+    /**
+     * Sends SIGTERM and waits up to {@link #STOP_TIMEOUT}; returns the exit code (fails with the log
+     * if the daemon does not exit in time). Idempotent: a stopped daemon returns its earlier code.
+     */
+    public int stop() {
+        if (exitCode != null) {
+            return exitCode;
+        }
+        if (process.isAlive()) {
+            process.destroy(); // SIGTERM on Linux; bin/jtargetd execs java, so this is the JVM itself
+        }
+        return awaitExit(STOP_TIMEOUT);
+    }
+
+    /** {@link #stop()} and fail unless the exit code is 0. */
+    public void stopCleanly() {
+        int code = stop();
+        if (code != 0) {
+            throw new AssertionError("jtargetd exited with code " + code + " after SIGTERM (expected 0)\n"
+                    + describe());
+        }
+    }
+
+    /** Stops cleanly (SIGTERM, exit 0 within 20 s, else fails). */
+    @Override
+    public void close() {
+        stopCleanly();
+    }
+
+    /** Kills the process and anything it started, without checks (cleanup after a failure). */
+    public void kill() {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+    }
+
+    private String exitCodeNow() {
+        return process.isAlive() ? "?" : Integer.toString(process.exitValue());
+    }
+
+    private static String readLenient(Path p) {
+        try {
+            return Files.exists(p) ? new String(Files.readAllBytes(p), StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            return "(cannot read " + p + ": " + e + ")";
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+}
