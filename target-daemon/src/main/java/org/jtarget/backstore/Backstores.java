@@ -1,0 +1,37 @@
+package org.jtarget.backstore;
+
+import org.jtarget.backstore.file.FileBackstores;
+import org.jtarget.backstore.memory.MemoryBackstore;
+import org.jtarget.backstore.spi.Backstore;
+import org.jtarget.backstore.spi.StoreException;
+import org.jtarget.config.BackstoreConfig;
+import org.jtarget.config.ConfigException;
+
+/**
+ * Opens the store a {@link BackstoreConfig} describes. Problems found while opening (missing file,
+ * permissions, no memory) are {@link ConfigException}s naming the key, without a source file;
+ * the caller adds it with {@link ConfigException#withSource}.
+ */
+public final class Backstores {
+
+    private Backstores() {
+    }
+
+    /** Opens the store; the caller owns it and must close it. */
+    public static Backstore open(BackstoreConfig config) throws ConfigException {
+        return switch (config.type()) {
+            case MEMORY -> openMemory(config);
+            case FILE -> FileBackstores.open(config);
+        };
+    }
+
+    private static Backstore openMemory(BackstoreConfig config) throws ConfigException {
+        try {
+            return new MemoryBackstore(config.name(), config.blockSize(), config.blockCount(), config.thin(),
+                    Boolean.TRUE.equals(config.writeCache()), MemoryBackstore.DEFAULT_CHUNK_SIZE);
+        } catch (StoreException e) {
+            throw new ConfigException(null, "backstores[" + config.name() + "].size",
+                    "cannot allocate " + config.sizeBytes() + " bytes: " + e.getMessage(), e);
+        }
+    }
+}

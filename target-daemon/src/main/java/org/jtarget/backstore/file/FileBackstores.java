@@ -1,0 +1,81 @@
+package org.jtarget.backstore.file;
+
+import org.jtarget.backstore.spi.BackstoreInfo;
+import org.jtarget.config.BackstoreConfig;
+import org.jtarget.config.ConfigException;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+
+/**
+ * Opens {@link FileBackstore}s from config: creates a missing file sparse when {@code create: true}
+ * (its folder too), checks the size, and reports problems as {@link ConfigException}s naming the key.
+ */
+public final class FileBackstores {
+
+    private FileBackstores() {
+    }
+
+    /** Opens (and if allowed creates) the file store described by {@code config}. */
+    public static FileBackstore open(BackstoreConfig config) throws ConfigException {
+        Path path = config.path();
+        try {
+            if (!Files.exists(path)) {
+                createSparse(config);
+            }
+            Path real = path.toRealPath();
+            if (!Files.isRegularFile(real)) {
+                throw error(config, "path", real + " is not a regular file");
+            }
+            long actual = Files.size(real);
+            if (actual != config.sizeBytes()) {
+                throw error(config, "size", "file " + real + " is " + actual + " bytes but size is "
+                        + config.sizeBytes() + " (fix size, or resize the file yourself)");
+            }
+            return openChannel(config, real);
+        } catch (AccessDeniedException e) {
+            throw error(config, "path", "permission denied: " + e.getFile());
+        } catch (IOException e) {
+            throw error(config, "path", "cannot open " + path + ": " + e);
+        }
+    }
+
+    private static FileBackstore openChannel(BackstoreConfig config, Path real) throws IOException {
+        FileChannel channel = FileChannel.open(real, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        Object fileKey = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
+        boolean wce = config.writeCache() == null || config.writeCache();
+        BackstoreInfo info = new BackstoreInfo(config.blockSize(), config.blockCount(), wce, false, false,
+                0, 0, "file:" + real);
+        return new FileBackstore(config.name(), real, channel, info, fileKey);
+    }
+
+    /** Creates the file and sets its length without writing data (ftruncate: a sparse file). */
+    private static void createSparse(BackstoreConfig config) throws IOException, ConfigException {
+        Path path = config.path();
+        if (!config.create()) {
+            throw error(config, "path", "no such file " + path + " (add 'create: true' to create it)");
+        }
+        if (path.getParent() != null) {
+            Files.createDirectories(path.getParent());
+        }
+        try {
+            Files.createFile(path);
+        } catch (FileAlreadyExistsException raced) {
+            return;
+        }
+        try (RandomAccessFile raf = new RandomAccessFile(path.toFile(), "rw")) {
+            raf.setLength(config.sizeBytes());
+        }
+    }
+
+    private static ConfigException error(BackstoreConfig config, String key, String problem) {
+        return new ConfigException(null, "backstores[" + config.name() + "]." + key, problem);
+    }
+}

@@ -1,0 +1,64 @@
+package org.jtarget.config;
+
+import java.nio.file.Path;
+
+/**
+ * A backstore ({@code backstores[]}).
+ *
+ * <pre>
+ * - { name: ram0,  type: memory, size: 1GiB }
+ * - { name: file0, type: file, path: data/file0.img, size: 4GiB, create: true }
+ * </pre>
+ * Keys: {@code name}, {@code type} (memory|file), {@code size} (bytes or K/M/G/T, KiB..TiB, binary),
+ * {@code path} (file only, relative to the config file's folder), {@code create} (file only:
+ * create a sparse file of {@code size} if it is missing), {@code block-size} (512 or 4096),
+ * {@code thin} (memory: allocate on first write and deallocate on unmap, default true),
+ * {@code write-cache} (WCE: file default true, memory default false).
+ *
+ * @param name        unique config name LUNs refer to
+ * @param type        the store kind
+ * @param path        absolute file path for file stores, null for memory
+ * @param sizeBytes   capacity in bytes, a multiple of blockSize (for an existing file without
+ *                    {@code size}: the file's size)
+ * @param create      create a missing file (sparse)
+ * @param blockSize   logical block size, 512 or 4096
+ * @param thin        thin provisioned (allocated on write, unmap deallocates)
+ * @param writeCache  write cache enabled, or null for the store's default
+ */
+public record BackstoreConfig(String name, Type type, Path path, long sizeBytes, boolean create, int blockSize,
+                              boolean thin, Boolean writeCache) {
+
+    /** The default logical block size: what every initiator expects. */
+    public static final int DEFAULT_BLOCK_SIZE = 512;
+
+    /** Store kinds, named as in the config file. */
+    public enum Type {
+        MEMORY("memory"), FILE("file");
+
+        private final String configName;
+
+        Type(String configName) {
+            this.configName = configName;
+        }
+
+        /** The spelling in the config file. */
+        public String configName() {
+            return configName;
+        }
+
+        /** The type with this config spelling, or null. */
+        public static Type of(String configName) {
+            for (Type t : values()) {
+                if (t.configName.equals(configName)) {
+                    return t;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** The number of logical blocks. */
+    public long blockCount() {
+        return sizeBytes / blockSize;
+    }
+}

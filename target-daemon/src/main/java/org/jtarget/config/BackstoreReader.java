@@ -1,0 +1,130 @@
+package org.jtarget.config;
+
+import org.jtarget.config.BackstoreConfig.Type;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Reads and checks {@code backstores[]}. For file stores it looks at the file system (exists,
+ * regular file, size) so that a wrong path fails at load time with nothing started; the store
+ * checks again when it opens.
+ */
+final class BackstoreReader {
+
+    private static final Set<String> MEMORY_KEYS = ConfigNode.keys("name", "type", "size", "block-size",
+            "thin", "write-cache");
+    private static final Set<String> FILE_KEYS = ConfigNode.keys("name", "type", "path", "size", "create",
+            "block-size", "thin", "write-cache");
+
+    private BackstoreReader() {
+    }
+
+    static List<BackstoreConfig> read(ConfigNode root, Path baseDir) throws ConfigException {
+        List<BackstoreConfig> result = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        Set<Path> paths = new HashSet<>();
+        for (ConfigNode node : root.maps("backstores")) {
+            BackstoreConfig b = readOne(node, baseDir);
+            if (!names.add(b.name())) {
+                throw node.error("name", "duplicate backstore name '" + b.name() + "'");
+            }
+            if (b.path() != null && !paths.add(b.path())) {
+                throw node.error("path", "file " + b.path() + " is already used by another backstore");
+            }
+            result.add(b);
+        }
+        return result;
+    }
+
+    private static BackstoreConfig readOne(ConfigNode node, Path baseDir) throws ConfigException {
+        node.requireOnlyKeys(FILE_KEYS);
+        String name = node.requireString("name");
+        String typeName = node.requireString("type");
+        Type type = Type.of(typeName);
+        if (type == null) {
+            throw node.error("type", "unknown type '" + typeName + "' (expected memory or file)");
+        }
+        if (type == Type.MEMORY) {
+            node.requireOnlyKeys(MEMORY_KEYS);
+        }
+        int blockSize = node.integer("block-size", BackstoreConfig.DEFAULT_BLOCK_SIZE, 512, 4096);
+        if (blockSize != 512 && blockSize != 4096) {
+            throw node.error("block-size", "must be 512 or 4096, got " + blockSize);
+        }
+        boolean thin = node.bool("thin", type == Type.MEMORY);
+        if (thin && type == Type.FILE) {
+            throw node.error("thin", "thin file backstores (hole punching on unmap) are not supported yet");
+        }
+        Boolean writeCache = node.optionalBool("write-cache");
+        if (type == Type.MEMORY) {
+            long size = size(node, blockSize, true);
+            return new BackstoreConfig(name, type, null, size, false, blockSize, thin, writeCache);
+        }
+        Path path = baseDir.resolve(node.requireString("path")).normalize();
+        boolean create = node.bool("create", false);
+        long size = checkFile(node, path, create, size(node, blockSize, create), blockSize);
+        return new BackstoreConfig(name, type, path, size, create, blockSize, thin, writeCache);
+    }
+
+    /** The {@code size} key in bytes (0 if absent and not required), a positive multiple of the block size. */
+    private static long size(ConfigNode node, int blockSize, boolean required) throws ConfigException {
+        Object v = node.scalar("size");
+        if (v == null) {
+            if (required) {
+                throw node.error("size", "missing (required)");
+            }
+            return 0;
+        }
+        long size;
+        try {
+            size = v instanceof Integer || v instanceof Long ? ((Number) v).longValue() : ByteSize.parse(v.toString());
+        } catch (IllegalArgumentException e) {
+            throw node.error("size", e.getMessage());
+        }
+        return checkMultiple(node, size, blockSize);
+    }
+
+    private static long checkMultiple(ConfigNode node, long size, int blockSize) throws ConfigException {
+        if (size <= 0 || size % blockSize != 0) {
+            throw node.error("size", "must be a positive multiple of the block size " + blockSize + ", got " + size);
+        }
+        return size;
+    }
+
+    /**
+     * An existing file must match {@code size} (or gives the size when it is absent); a missing
+     * file needs {@code create: true}. Returns the size to use.
+     */
+    private static long checkFile(ConfigNode node, Path path, boolean create, long size, int blockSize)
+            throws ConfigException {
+        if (!Files.exists(path)) {
+            if (!create) {
+                throw node.error("path", "no such file " + path + " (add 'create: true' to create it)");
+            }
+            return size;
+        }
+        if (!Files.isRegularFile(path)) {
+            throw node.error("path", path + " is not a regular file");
+        }
+        long actual;
+        try {
+            actual = Files.size(path);
+        } catch (IOException e) {
+            throw node.error("path", "cannot read size of " + path + ": " + e.getMessage());
+        }
+        if (size == 0) {
+            return checkMultiple(node, actual, blockSize);
+        }
+        if (actual != size) {
+            throw node.error("size", "file " + path + " is " + actual + " bytes but size is " + size
+                    + " (fix size, or resize the file yourself)");
+        }
+        return size;
+    }
+}

@@ -1,0 +1,96 @@
+package org.jtarget.config;
+
+import org.apache.commons.configuration2.YAMLConfiguration;
+import org.apache.commons.configuration2.ex.ConfigurationException;
+import org.apache.commons.configuration2.tree.ImmutableNode;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Reads {@code jtarget.yaml} with Commons Configuration ({@link YAMLConfiguration}) and turns it
+ * into a validated {@link JtargetConfig}. Every problem is a {@link ConfigException} whose one-line
+ * message names the file, the key and the problem. Unknown keys are errors (a {@code readonly:}
+ * typo must not silently give a writable LUN), YAML duplicate keys too.
+ *
+ * <p>Decisions: {@code acl} is required (an open target must be asked for with {@code ["*"]});
+ * a file backstore whose file exists must match {@code size} exactly (no silent grow or shrink;
+ * without {@code size} the file's size is used); a missing file needs {@code create: true}.
+ */
+public final class ConfigLoader {
+
+    private static final Set<String> ROOT_KEYS = ConfigNode.keys("daemon", "portals", "backstores", "targets");
+    private static final Set<String> DAEMON_KEYS = ConfigNode.keys("state-dir", "event-loop-threads",
+            "io-threads-per-lun", "shutdown-timeout");
+
+    private ConfigLoader() {
+    }
+
+    /** Loads and validates the file; relative paths in it resolve against its folder. */
+    public static JtargetConfig load(Path file) throws ConfigException {
+        String source = file.toString();
+        ConfigNode root = new ConfigNode(source, "", readTree(file, source));
+        root.requireOnlyKeys(ROOT_KEYS);
+        Path baseDir = file.toAbsolutePath().normalize().getParent();
+        DaemonSettings daemon = readDaemon(root, baseDir);
+        List<PortalConfig> portals = PortalReader.read(root);
+        List<BackstoreConfig> backstores = BackstoreReader.read(root, baseDir);
+        List<TargetConfig> targets = TargetReader.read(root, portals, backstores);
+        return new JtargetConfig(file, daemon, portals, backstores, targets);
+    }
+
+    private static ImmutableNode readTree(Path file, String source) throws ConfigException {
+        YAMLConfiguration yaml = new EmptyAwareYamlConfiguration();
+        LoaderOptions options = new LoaderOptions();
+        options.setAllowDuplicateKeys(false);
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            yaml.read(reader, options);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException(source, null, "no such file", e);
+        } catch (IOException e) {
+            throw new ConfigException(source, null, "cannot read: " + e.getMessage(), e);
+        } catch (ConfigurationException | RuntimeException e) {
+            throw yamlError(source, e);
+        }
+        return yaml.getNodeModel().getNodeHandler().getRootNode();
+    }
+
+    /** A YAML syntax error as one line with its line number. */
+    private static ConfigException yamlError(String source, Exception e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof MarkedYAMLException m && m.getProblemMark() != null) {
+                return new ConfigException(source, "line " + (m.getProblemMark().getLine() + 1),
+                        "YAML syntax: " + m.getProblem(), e);
+            }
+        }
+        Throwable root = e;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        return new ConfigException(source, null, "not valid YAML: " + root.getMessage(), e);
+    }
+
+    private static DaemonSettings readDaemon(ConfigNode root, Path baseDir) throws ConfigException {
+        DaemonSettings d = DaemonSettings.defaults(baseDir);
+        ConfigNode node = root.map("daemon");
+        if (node == null) {
+            return d;
+        }
+        node.requireOnlyKeys(DAEMON_KEYS);
+        String stateDir = node.string("state-dir");
+        int loops = node.integer("event-loop-threads", 0, 0, 1024);
+        int io = node.integer("io-threads-per-lun", d.ioThreadsPerLun(), 1, 64);
+        int timeout = node.integer("shutdown-timeout", DaemonSettings.DEFAULT_SHUTDOWN_SECONDS, 1, 3600);
+        return new DaemonSettings(stateDir == null ? d.stateDir() : baseDir.resolve(stateDir).normalize(),
+                loops == 0 ? d.eventLoopThreads() : loops, io, Duration.ofSeconds(timeout));
+    }
+}

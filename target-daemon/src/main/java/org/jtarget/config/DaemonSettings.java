@@ -1,0 +1,37 @@
+package org.jtarget.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Process-wide settings from the optional top-level {@code daemon:} map.
+ *
+ * <pre>
+ * daemon:
+ *   state-dir: /var/lib/jtarget   # persistent state (reservations...); default: &lt;config dir&gt;/state
+ *   event-loop-threads: 0         # Netty I/O threads; 0 = one per CPU
+ *   io-threads-per-lun: 1         # blocking store I/O threads per logical unit (1..64)
+ *   shutdown-timeout: 10          # seconds to drain and close on SIGTERM (1..3600)
+ * </pre>
+ *
+ * @param stateDir          absolute directory for persistent state
+ * @param eventLoopThreads  event loop threads, already resolved (never 0)
+ * @param ioThreadsPerLun   I/O executor threads per LU for blocking stores
+ * @param shutdownTimeout   how long a stop may take before the daemon gives up waiting
+ */
+public record DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsPerLun, Duration shutdownTimeout) {
+
+    /** Seconds a stop may take by default: well under systemd's default TimeoutStopSec of 90 s. */
+    public static final int DEFAULT_SHUTDOWN_SECONDS = 10;
+
+    /** The defaults, with the state directory next to the config file. */
+    public static DaemonSettings defaults(Path configDir) {
+        return new DaemonSettings(configDir.resolve("state"), defaultEventLoopThreads(), 1,
+                Duration.ofSeconds(DEFAULT_SHUTDOWN_SECONDS));
+    }
+
+    /** One event loop per CPU: connections are spread over them and each is single-threaded. */
+    static int defaultEventLoopThreads() {
+        return Math.max(1, Runtime.getRuntime().availableProcessors());
+    }
+}

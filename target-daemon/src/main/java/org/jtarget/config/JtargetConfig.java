@@ -1,0 +1,44 @@
+package org.jtarget.config;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The whole validated configuration: every reference resolves, every name is well-formed, every
+ * path is absolute. Immutable; a reload builds a new one.
+ *
+ * @param source      the file it was read from, as the user named it (used in messages)
+ * @param daemon      process-wide settings
+ * @param portals     where the daemon listens
+ * @param backstores  the stores LUNs are backed by
+ * @param targets     the iSCSI targets
+ */
+public record JtargetConfig(Path source, DaemonSettings daemon, List<PortalConfig> portals,
+                            List<BackstoreConfig> backstores, List<TargetConfig> targets) {
+
+    public JtargetConfig {
+        portals = List.copyOf(portals);
+        backstores = List.copyOf(backstores);
+        targets = List.copyOf(targets);
+    }
+
+    /** The portal with this name, or null. */
+    public PortalConfig portal(String name) {
+        for (PortalConfig p : portals) {
+            if (p.name().equals(name)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** The backstore with this name, or null. */
+    public BackstoreConfig backstore(String name) {
+        for (BackstoreConfig b : backstores) {
+            if (b.name().equals(name)) {
+                return b;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,94 @@
+package org.jtarget.config;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/** Reads and checks {@code portals[]}: {@code name}, {@code listen: host:port}, {@code portal-group-tag}. */
+final class PortalReader {
+
+    private static final Set<String> KEYS = ConfigNode.keys("name", "listen", "portal-group-tag");
+
+    private PortalReader() {
+    }
+
+    static List<PortalConfig> read(ConfigNode root) throws ConfigException {
+        List<ConfigNode> nodes = root.maps("portals");
+        if (nodes.isEmpty()) {
+            throw root.error("portals", "missing (at least one portal is required)");
+        }
+        List<PortalConfig> portals = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        Set<String> endpoints = new HashSet<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            ConfigNode node = nodes.get(i);
+            PortalConfig p = readOne(node, i + 1);
+            if (!names.add(p.name())) {
+                throw node.error("name", "duplicate portal name '" + p.name() + "'");
+            }
+            if (!endpoints.add(p.host() + "|" + p.port())) {
+                throw node.error("listen", "duplicate listen address " + p.host() + " port " + p.port());
+            }
+            portals.add(p);
+        }
+        return portals;
+    }
+
+    private static PortalConfig readOne(ConfigNode node, int defaultTag) throws ConfigException {
+        node.requireOnlyKeys(KEYS);
+        String name = node.requireString("name");
+        String listen = node.requireString("listen");
+        int colon = listen.lastIndexOf(':');
+        if (colon <= 0) {
+            throw node.error("listen", "expected host:port, got '" + listen + "' (IPv6: \"[::]:3260\", quoted)");
+        }
+        String host = hostOf(node, listen.substring(0, colon));
+        int port = portOf(node, listen.substring(colon + 1));
+        int tag = node.integer("portal-group-tag", defaultTag, 1, 65535);
+        return new PortalConfig(name, host, port, tag);
+    }
+
+    /** A literal IPv4 or bracketed IPv6 address; host names are refused (no DNS at startup). */
+    private static String hostOf(ConfigNode node, String host) throws ConfigException {
+        if (host.startsWith("[") && host.endsWith("]")) {
+            String v6 = host.substring(1, host.length() - 1);
+            if (v6.matches("[0-9A-Fa-f:.]+") && v6.contains(":") && validV6(v6)) {
+                return v6;
+            }
+        } else if (host.matches("\\d{1,3}(\\.\\d{1,3}){3}") && validV4(host)) {
+            return host;
+        }
+        throw node.error("listen", "bad address '" + host
+                + "' (use an IPv4 literal such as 0.0.0.0 or a bracketed IPv6 literal such as [::])");
+    }
+
+    private static boolean validV4(String host) {
+        for (String part : host.split("\\.")) {
+            if (Integer.parseInt(part) > 255) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A string with a colon is parsed as an IPv6 literal, never looked up in DNS. */
+    private static boolean validV6(String literal) {
+        try {
+            return java.net.InetAddress.getByName(literal) instanceof java.net.Inet6Address
+                    || literal.startsWith("::ffff:");
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+
+    private static int portOf(ConfigNode node, String text) throws ConfigException {
+        if (text.matches("\\d{1,5}")) {
+            int port = Integer.parseInt(text);
+            if (port >= 1 && port <= 65535) {
+                return port;
+            }
+        }
+        throw node.error("listen", "bad port '" + text + "' (1..65535)");
+    }
+}

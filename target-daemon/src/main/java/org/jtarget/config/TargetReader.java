@@ -1,0 +1,145 @@
+package org.jtarget.config;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/** Reads and checks {@code targets[]}, their LUNs, ACLs and CHAP, and resolves portal and backstore names. */
+final class TargetReader {
+
+    private static final Set<String> TARGET_KEYS = ConfigNode.keys("iqn", "alias", "portals", "luns", "acl", "chap");
+    private static final Set<String> LUN_KEYS = ConfigNode.keys("lun", "backstore", "read-only", "removable");
+    private static final Set<String> CHAP_KEYS = ConfigNode.keys("user", "secret", "mutual-user", "mutual-secret");
+
+    /**
+     * RFC 7143 9.2.1 asks for secrets of at least 96 bits; open-iscsi and the Windows initiator
+     * refuse shorter ones, so a shorter secret would only fail later at login.
+     */
+    static final int MIN_CHAP_SECRET = 12;
+
+    private TargetReader() {
+    }
+
+    static List<TargetConfig> read(ConfigNode root, List<PortalConfig> portals, List<BackstoreConfig> stores)
+            throws ConfigException {
+        List<TargetConfig> result = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (ConfigNode node : root.maps("targets")) {
+            node.requireOnlyKeys(TARGET_KEYS);
+            String iqn = name(node, "iqn", node.requireString("iqn"));
+            if (!names.add(iqn)) {
+                throw node.error("iqn", "duplicate target name '" + iqn + "'");
+            }
+            List<String> portalNames = portalNames(node, portals);
+            List<LunConfig> luns = luns(node, stores);
+            result.add(new TargetConfig(iqn, node.string("alias"), portalNames, luns, acl(node), chap(node)));
+        }
+        return result;
+    }
+
+    private static String name(ConfigNode node, String key, String name) throws ConfigException {
+        String problem = IscsiNames.problem(name);
+        if (problem != null) {
+            throw node.error(key, problem);
+        }
+        return name;
+    }
+
+    private static List<String> portalNames(ConfigNode node, List<PortalConfig> portals) throws ConfigException {
+        List<String> names = node.strings("portals");
+        if (names.isEmpty()) {
+            throw node.error("portals", "missing (list the portals this target is reachable through)");
+        }
+        for (int i = 0; i < names.size(); i++) {
+            String n = names.get(i);
+            if (portals.stream().noneMatch(p -> p.name().equals(n))) {
+                throw node.error("portals[" + i + "]", "unknown portal '" + n + "'");
+            }
+            if (names.indexOf(n) != i) {
+                throw node.error("portals[" + i + "]", "portal '" + n + "' listed twice");
+            }
+        }
+        return names;
+    }
+
+    private static List<LunConfig> luns(ConfigNode node, List<BackstoreConfig> stores) throws ConfigException {
+        List<LunConfig> luns = new ArrayList<>();
+        Set<Integer> numbers = new HashSet<>();
+        Set<String> used = new HashSet<>();
+        for (ConfigNode lunNode : node.maps("luns")) {
+            lunNode.requireOnlyKeys(LUN_KEYS);
+            if (!lunNode.has("lun")) {
+                throw lunNode.error("lun", "missing (required)");
+            }
+            int lun = lunNode.integer("lun", 0, 0, LunConfig.MAX_LUN);
+            String store = lunNode.requireString("backstore");
+            if (!numbers.add(lun)) {
+                throw lunNode.error("lun", "duplicate LUN " + lun + " in this target");
+            }
+            if (stores.stream().noneMatch(b -> b.name().equals(store))) {
+                throw lunNode.error("backstore", "unknown backstore '" + store + "'");
+            }
+            if (!used.add(store)) {
+                throw lunNode.error("backstore", "backstore '" + store + "' is already a LUN of this target");
+            }
+            luns.add(new LunConfig(lun, store, lunNode.bool("read-only", false), lunNode.bool("removable", false)));
+        }
+        luns.sort(Comparator.comparingInt(LunConfig::lun));
+        return luns;
+    }
+
+    private static List<String> acl(ConfigNode node) throws ConfigException {
+        List<String> acl = node.strings("acl");
+        if (acl.isEmpty()) {
+            throw node.error("acl", "missing (list allowed initiator names, or [\"*\"] to allow any)");
+        }
+        for (int i = 0; i < acl.size(); i++) {
+            String entry = acl.get(i);
+            if (entry.equals("*")) {
+                if (acl.size() > 1) {
+                    throw node.error("acl[" + i + "]", "\"*\" allows any initiator; do not combine it with names");
+                }
+            } else {
+                name(node, "acl[" + i + "]", entry);
+            }
+            if (acl.indexOf(entry) != i) {
+                throw node.error("acl[" + i + "]", "initiator '" + entry + "' listed twice");
+            }
+        }
+        return acl;
+    }
+
+    private static ChapConfig chap(ConfigNode target) throws ConfigException {
+        ConfigNode node = target.map("chap");
+        if (node == null) {
+            return null;
+        }
+        node.requireOnlyKeys(CHAP_KEYS);
+        String user = node.requireString("user");
+        String secret = secret(node, "secret", node.requireString("secret"));
+        String mutualUser = node.string("mutual-user");
+        String mutualSecret = node.string("mutual-secret");
+        if ((mutualUser == null) != (mutualSecret == null)) {
+            throw node.error(mutualUser == null ? "mutual-user" : "mutual-secret",
+                    "missing (mutual CHAP needs both mutual-user and mutual-secret)");
+        }
+        if (mutualSecret != null) {
+            secret(node, "mutual-secret", mutualSecret);
+            if (mutualSecret.equals(secret)) {
+                // RFC 7143 9.2.1: a secret used to authenticate initiators MUST NOT authenticate targets.
+                throw node.error("mutual-secret", "must differ from secret (RFC 7143 9.2.1)");
+            }
+        }
+        return new ChapConfig(user, secret, mutualUser, mutualSecret);
+    }
+
+    private static String secret(ConfigNode node, String key, String secret) throws ConfigException {
+        if (secret.length() < MIN_CHAP_SECRET) {
+            throw node.error(key, "too short: " + secret.length() + " characters, CHAP secrets need at least "
+                    + MIN_CHAP_SECRET + " (RFC 7143 9.2.1; open-iscsi refuses shorter ones)");
+        }
+        return secret;
+    }
+}

@@ -1,0 +1,29 @@
+package org.jtarget.daemon;
+
+import org.jtarget.config.ConfigException;
+
+import java.time.Duration;
+
+/**
+ * Everything the daemon runs for one configuration: stores, SCSI core, fabrics and their portals.
+ * {@link JtargetDaemon} owns the process lifecycle (arguments, config, signals, exit status) and
+ * drives a runtime through start and stop.
+ */
+public interface DaemonRuntime {
+
+    /**
+     * Opens stores, builds the targets and binds the portals. Problems the operator must fix in the
+     * config or the machine (missing file, permission denied, port in use) are
+     * {@link ConfigException}s naming the key: the daemon prints that one line and exits 2.
+     * Anything else is a start failure (exit 1). Either way {@link #stop} is called next and must
+     * release whatever a partial start opened.
+     */
+    void start() throws Exception;
+
+    /**
+     * Stops accepting, drains or aborts commands, flushes and closes the stores. Idempotent, safe
+     * after a failed or partial start, and should finish within {@code timeout}; the launcher stops
+     * waiting after that and exits 1.
+     */
+    void stop(Duration timeout) throws Exception;
+}

@@ -1,0 +1,145 @@
+package org.jtarget.daemon;
+
+import org.jtarget.config.ConfigException;
+import org.jtarget.config.ConfigLoader;
+import org.jtarget.config.JtargetConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Function;
+
+/**
+ * {@code jtargetd --config FILE}: loads the config, starts the runtime, runs until SIGTERM/SIGINT,
+ * stops within the configured shutdown timeout.
+ *
+ * <p>Exit status: 0 clean stop or {@code --help}; 1 start failure or a stop that timed out;
+ * 2 usage error or bad configuration, told in exactly one line on stderr with nothing left running
+ * (systemd: {@code RestartPreventExitStatus=2}, so a bad config does not restart-loop).
+ */
+public final class JtargetDaemon {
+
+    /** Exit status for a bad command line or configuration. */
+    public static final int EXIT_CONFIG = 2;
+    /** Exit status for a start failure or a stop that did not finish in time. */
+    public static final int EXIT_FAILURE = 1;
+
+    static final String USAGE = "usage: jtargetd --config FILE   (run the target daemon; --help shows this)";
+
+    /** Grace on top of the shutdown timeout before the launcher stops waiting for the runtime. */
+    private static final Duration STOP_GRACE = Duration.ofSeconds(1);
+
+    private static final Logger LOG = LoggerFactory.getLogger(JtargetDaemon.class);
+
+    private JtargetDaemon() {
+    }
+
+    public static void main(String[] args) {
+        int status = run(args, System.out, System.err, DaemonRuntimeFactory.standard(),
+                timeout -> ShutdownSignals.install(timeout.plus(STOP_GRACE).plus(STOP_GRACE)));
+        System.exit(status);
+    }
+
+    /**
+     * The whole lifecycle, returning the exit status (tests call it with their own runtime and
+     * stop requests).
+     *
+     * @param signals installs the stop requests, given the configured shutdown timeout
+     */
+    static int run(String[] args, PrintStream out, PrintStream err, DaemonRuntimeFactory factory,
+                   Function<Duration, StopRequests> signals) {
+        Path configFile = parseArgs(args, out, err);
+        if (configFile == null) {
+            return args.length == 1 && args[0].equals("--help") ? 0 : EXIT_CONFIG;
+        }
+        LOG.info("jtargetd starting, config {}", configFile);
+        JtargetConfig config;
+        try {
+            config = ConfigLoader.load(configFile);
+        } catch (ConfigException e) {
+            err.println(e.getMessage());
+            return EXIT_CONFIG;
+        }
+        Duration timeout = config.daemon().shutdownTimeout();
+        StopRequests stop = signals.apply(timeout);
+        DaemonRuntime runtime = factory.create(config);
+        int started = start(runtime, configFile, timeout, err);
+        if (started != 0) {
+            stop.stopped();
+            return started;
+        }
+        LOG.info("jtargetd started");
+        awaitStop(stop);
+        int status = stopBounded(runtime, timeout);
+        LOG.info("jtargetd stopped");
+        stop.stopped();
+        return status;
+    }
+
+    /** The config path, or null after printing usage (to out for --help, else to err). */
+    private static Path parseArgs(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 1 && args[0].equals("--help")) {
+            out.println(USAGE);
+            return null;
+        }
+        if (args.length == 2 && args[0].equals("--config") && !args[1].isBlank()) {
+            return Path.of(args[1]);
+        }
+        if (args.length == 1 && args[0].startsWith("--config=") && args[0].length() > 9) {
+            return Path.of(args[0].substring(9));
+        }
+        err.println(USAGE);
+        return null;
+    }
+
+    /** 0 if started; otherwise stops what was opened and returns the exit status. */
+    private static int start(DaemonRuntime runtime, Path configFile, Duration timeout, PrintStream err) {
+        try {
+            runtime.start();
+            return 0;
+        } catch (ConfigException e) {
+            stopBounded(runtime, timeout);
+            err.println(e.withSource(configFile.toString()).getMessage());
+            return EXIT_CONFIG;
+        } catch (Exception | Error e) {
+            LOG.error("jtargetd failed to start", e);
+            stopBounded(runtime, timeout);
+            return EXIT_FAILURE;
+        }
+    }
+
+    private static void awaitStop(StopRequests stop) {
+        try {
+            stop.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.info("interrupted, stopping");
+        }
+    }
+
+    /** Runs {@link DaemonRuntime#stop} on its own thread and waits at most timeout + grace. */
+    static int stopBounded(DaemonRuntime runtime, Duration timeout) {
+        int[] status = {EXIT_FAILURE};
+        Thread stopper = Thread.ofPlatform().name("jtargetd-stop").daemon().unstarted(() -> {
+            try {
+                runtime.stop(timeout);
+                status[0] = 0;
+            } catch (Exception e) {
+                LOG.error("jtargetd: stop failed", e);
+            }
+        });
+        stopper.start();
+        try {
+            stopper.join(timeout.plus(STOP_GRACE));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (stopper.isAlive()) {
+            LOG.error("jtargetd: stop did not finish within {} s; exiting anyway", timeout.toSeconds());
+            return EXIT_FAILURE;
+        }
+        return status[0];
+    }
+}

@@ -1,0 +1,70 @@
+package org.jtarget.daemon;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * SIGTERM and SIGINT as stop requests. The handlers replace the JVM's default (which would start
+ * the shutdown sequence and end with status 143) so the main thread can stop the runtime in order
+ * and exit 0, which systemd counts as a clean stop. {@code sun.misc.Signal} is the only JDK API for
+ * this (module jdk.unsupported). A shutdown hook covers every other way the JVM may go down
+ * (SIGHUP, -Xrs, System.exit elsewhere): it requests the stop and waits for it, bounded.
+ */
+final class ShutdownSignals implements StopRequests {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShutdownSignals.class);
+
+    private final CountDownLatch requested = new CountDownLatch(1);
+    private final CountDownLatch finished = new CountDownLatch(1);
+
+    private ShutdownSignals() {
+    }
+
+    /** Installs the handlers and the hook; the hook waits at most {@code hookWait} for the stop. */
+    static ShutdownSignals install(Duration hookWait) {
+        ShutdownSignals signals = new ShutdownSignals();
+        for (String name : new String[] {"TERM", "INT"}) {
+            try {
+                Signal.handle(new Signal(name), s -> signals.request("SIG" + s.getName()));
+            } catch (IllegalArgumentException | UnsupportedOperationException e) {
+                LOG.debug("cannot handle SIG{} ({}); relying on the shutdown hook", name, e.toString());
+            }
+        }
+        Thread hook = new Thread(() -> signals.hook(hookWait), "jtargetd-shutdown-hook");
+        Runtime.getRuntime().addShutdownHook(hook);
+        return signals;
+    }
+
+    private void request(String why) {
+        if (requested.getCount() > 0) {
+            LOG.info("{} received, stopping", why);
+        }
+        requested.countDown();
+    }
+
+    private void hook(Duration wait) {
+        request("JVM shutdown");
+        try {
+            if (!finished.await(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warn("stop did not finish within {} s; exiting anyway", wait.toSeconds());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void await() throws InterruptedException {
+        requested.await();
+    }
+
+    @Override
+    public void stopped() {
+        finished.countDown();
+    }
+}

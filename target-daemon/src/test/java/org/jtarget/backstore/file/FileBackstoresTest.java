@@ -1,0 +1,181 @@
+package org.jtarget.backstore.file;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import org.jtarget.backstore.spi.StoreException;
+import org.jtarget.config.BackstoreConfig;
+import org.jtarget.config.ConfigException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+/** Opening from config, and the file store's data path. */
+class FileBackstoresTest {
+
+    private final ByteBufAllocator alloc = new PooledByteBufAllocator(true);
+
+    @TempDir
+    Path dir;
+
+    private BackstoreConfig config(String file, long size, boolean create, Boolean writeCache) {
+        return new BackstoreConfig("file0", BackstoreConfig.Type.FILE, dir.resolve(file), size, create, 512, false, writeCache);
+    }
+
+    private ByteBuf pattern(int bytes, int seed) {
+        ByteBuf b = alloc.directBuffer(bytes);
+        for (int i = 0; i < bytes; i++) {
+            b.writeByte((byte) (seed + i * 13));
+        }
+        return b;
+    }
+
+    @Test
+    void createsASparseFileAndItsFolder() throws Exception {
+        try (FileBackstore store = FileBackstores.open(config("data/disk.img", 1L << 30, true, null))) {
+            Path file = dir.resolve("data/disk.img");
+            assertThat(Files.size(file)).isEqualTo(1L << 30);
+            assertThat(store.info().identitySeed()).isEqualTo("file:" + file.toRealPath());
+            assertThat(store.info().blockCount()).isEqualTo((1L << 30) / 512);
+            assertThat(store.info().writeCacheEnabled()).isTrue();
+            assertThat(store.isNonBlocking()).isFalse();
+            assertThat(store.supportsUnmap()).isFalse();
+        }
+    }
+
+    @Test
+    void reopensAnExistingFile() throws Exception {
+        FileBackstores.open(config("disk.img", 65536, true, null)).close();
+        try (FileBackstore store = FileBackstores.open(config("disk.img", 65536, true, null))) {
+            assertThat(store.info().sizeBytes()).isEqualTo(65536);
+        }
+    }
+
+    @Test
+    void missingFileWithoutCreateIsAConfigError() {
+        assertThatThrownBy(() -> FileBackstores.open(config("nope.img", 4096, false, null)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("backstores[file0].path: no such file " + dir.resolve("nope.img") + " (add 'create: true' to create it)");
+    }
+
+    @Test
+    void sizeMismatchIsAConfigError() throws Exception {
+        Files.write(dir.resolve("disk.img"), new byte[1024]);
+        assertThatThrownBy(() -> FileBackstores.open(config("disk.img", 4096, false, null)))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("backstores[file0].size: file");
+    }
+
+    @Test
+    void unreadableFileIsAConfigError() throws Exception {
+        assumeThat(System.getProperty("user.name")).as("root ignores file permissions").isNotEqualTo("root");
+        Path file = Files.write(dir.resolve("disk.img"), new byte[4096]);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--------"));
+        assertThatThrownBy(() -> FileBackstores.open(config("disk.img", 4096, false, null)))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("permission denied");
+    }
+
+    @Test
+    void writeReadFlushRoundTripWithCompositeBuffers() throws Exception {
+        try (FileBackstore store = FileBackstores.open(config("disk.img", 65536, true, null))) {
+            ByteBuf a = pattern(512, 1);
+            ByteBuf b = pattern(1024, 2);
+            CompositeByteBuf src = alloc.compositeDirectBuffer().addComponents(true, a, b);
+            CompositeByteBuf dst = alloc.compositeDirectBuffer()
+                    .addComponents(false, alloc.directBuffer(1024), alloc.directBuffer(512));
+            try {
+                store.write(7, src, true);
+                assertThat(src.readerIndex()).isZero();
+                assertThat(src.readableBytes()).isEqualTo(1536);
+                store.flush(0, 0);
+                store.read(7, 3, dst);
+                assertThat(dst.readableBytes()).isEqualTo(1536);
+                assertThat(io.netty.buffer.ByteBufUtil.equals(src, dst)).isTrue();
+            } finally {
+                src.release();
+                dst.release();
+            }
+        }
+    }
+
+    @Test
+    void unwrittenBlocksReadAsZeros() throws Exception {
+        try (FileBackstore store = FileBackstores.open(config("disk.img", 65536, true, false))) {
+            ByteBuf dst = alloc.heapBuffer(4096);
+            try {
+                store.read(100, 8, dst);
+                assertThat(dst.readableBytes()).isEqualTo(4096);
+                assertThat(io.netty.buffer.ByteBufUtil.getBytes(dst)).containsOnly(0);
+            } finally {
+                dst.release();
+            }
+        }
+    }
+
+    @Test
+    void writesAreVisibleInTheFile() throws Exception {
+        try (FileBackstore store = FileBackstores.open(config("disk.img", 8192, true, false))) {
+            ByteBuf src = pattern(512, 9);
+            try {
+                store.write(2, src, false);
+                byte[] file = Files.readAllBytes(dir.resolve("disk.img"));
+                assertThat(java.util.Arrays.copyOfRange(file, 1024, 1536)).isEqualTo(io.netty.buffer.ByteBufUtil.getBytes(src));
+            } finally {
+                src.release();
+            }
+        }
+    }
+
+    @Test
+    void aDeletedFileIsMediumGoneOnFlushButDoesNotCrashReads() throws Exception {
+        try (FileBackstore store = FileBackstores.open(config("disk.img", 8192, true, null))) {
+            Files.delete(dir.resolve("disk.img"));
+            ByteBuf dst = alloc.directBuffer(512);
+            try {
+                store.read(0, 1, dst);
+                assertThat(dst.readableBytes()).isEqualTo(512);
+            } finally {
+                dst.release();
+            }
+            assertThatThrownBy(() -> store.flush(0, 0)).isInstanceOf(StoreException.class)
+                    .extracting(e -> ((StoreException) e).kind()).isEqualTo(StoreException.Kind.MEDIUM_GONE);
+        }
+    }
+
+    @Test
+    void ioErrorsAreClassified() throws Exception {
+        try (FileBackstore store = FileBackstores.open(config("disk.img", 8192, true, null))) {
+            assertThat(store.classify(new IOException("No space left on device"), true).kind())
+                    .isEqualTo(StoreException.Kind.SPACE_EXHAUSTED);
+            assertThat(store.classify(new IOException("Input/output error"), true).kind())
+                    .isEqualTo(StoreException.Kind.WRITE_ERROR);
+            assertThat(store.classify(new IOException("Input/output error"), false).kind())
+                    .isEqualTo(StoreException.Kind.READ_ERROR);
+            Files.delete(dir.resolve("disk.img"));
+            assertThat(store.classify(new IOException("Input/output error"), false).kind())
+                    .isEqualTo(StoreException.Kind.MEDIUM_GONE);
+        }
+    }
+
+    @Test
+    void closedStoreIsMediumGoneAndCloseIsIdempotent() throws Exception {
+        FileBackstore store = FileBackstores.open(config("disk.img", 8192, true, null));
+        store.close();
+        store.close();
+        ByteBuf src = pattern(512, 0);
+        try {
+            assertThatThrownBy(() -> store.write(0, src, false)).isInstanceOf(StoreException.class)
+                    .extracting(e -> ((StoreException) e).kind()).isEqualTo(StoreException.Kind.MEDIUM_GONE);
+        } finally {
+            src.release();
+        }
+    }
+}

@@ -1,0 +1,214 @@
+package org.jtarget.backstore.memory;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import org.jtarget.backstore.spi.StoreException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class MemoryBackstoreTest {
+
+    private static final int CHUNK = 8192;
+    private final ByteBufAllocator alloc = new PooledByteBufAllocator(true);
+    private final List<ByteBuf> buffers = new ArrayList<>();
+    private MemoryBackstore store;
+
+    /** 64 blocks of 512 = 32 KiB in 4 chunks of 8 KiB. */
+    private MemoryBackstore thinStore() throws StoreException {
+        store = new MemoryBackstore("ram0", 512, 64, true, false, CHUNK);
+        return store;
+    }
+
+    private ByteBuf pattern(int bytes, int seed) {
+        ByteBuf b = alloc.directBuffer(bytes);
+        buffers.add(b);
+        for (int i = 0; i < bytes; i++) {
+            b.writeByte((byte) (seed + i * 7));
+        }
+        return b;
+    }
+
+    private byte[] read(long lba, int blocks) throws Exception {
+        ByteBuf dst = alloc.directBuffer(blocks * 512);
+        try {
+            store.read(lba, blocks, dst);
+            byte[] out = new byte[dst.readableBytes()];
+            dst.readBytes(out);
+            return out;
+        } finally {
+            dst.release();
+        }
+    }
+
+    private static byte[] bytes(ByteBuf b) {
+        byte[] out = new byte[b.readableBytes()];
+        b.getBytes(b.readerIndex(), out);
+        return out;
+    }
+
+    @AfterEach
+    void release() {
+        buffers.forEach(ByteBuf::release);
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    @Test
+    void describesItself() throws Exception {
+        thinStore();
+        assertThat(store.info().sizeBytes()).isEqualTo(32768);
+        assertThat(store.info().identitySeed()).isEqualTo("memory:ram0");
+        assertThat(store.info().thin()).isTrue();
+        assertThat(store.isNonBlocking()).isTrue();
+        assertThat(store.supportsUnmap()).isTrue();
+    }
+
+    @Test
+    void unwrittenBlocksReadAsZerosAndAllocateNothing() throws Exception {
+        thinStore();
+        assertThat(read(0, 64)).containsOnly(0);
+        assertThat(store.allocatedChunks()).isZero();
+    }
+
+    @Test
+    void writeThenReadAcrossChunkBoundaries() throws Exception {
+        thinStore();
+        ByteBuf src = pattern(20 * 512, 3);
+        int readerIndex = src.readerIndex();
+        store.write(10, src, false);
+        assertThat(src.readerIndex()).isEqualTo(readerIndex);
+        assertThat(src.readableBytes()).isEqualTo(20 * 512);
+        assertThat(read(10, 20)).isEqualTo(bytes(src));
+        assertThat(read(9, 1)).containsOnly(0);
+        assertThat(read(30, 1)).containsOnly(0);
+        assertThat(store.allocatedChunks()).isEqualTo(2);
+    }
+
+    @Test
+    void readAppendsAtTheWriterIndex() throws Exception {
+        thinStore();
+        store.write(0, pattern(512, 1), false);
+        ByteBuf dst = alloc.directBuffer(1024);
+        try {
+            dst.writeInt(0x01020304);
+            store.read(0, 1, dst);
+            assertThat(dst.readableBytes()).isEqualTo(516);
+            assertThat(dst.readInt()).isEqualTo(0x01020304);
+            assertThat(dst.readByte()).isEqualTo((byte) 1);
+        } finally {
+            dst.release();
+        }
+    }
+
+    @Test
+    void compositeSourceIsWrittenInOrder() throws Exception {
+        thinStore();
+        ByteBuf a = pattern(512, 5);
+        ByteBuf b = pattern(8192, 9);
+        CompositeByteBuf composite = alloc.compositeDirectBuffer();
+        composite.addComponents(true, a.retainedSlice(), b.retainedSlice());
+        try {
+            store.write(15, composite, true);
+            byte[] expected = new byte[512 + 8192];
+            a.getBytes(0, expected, 0, 512);
+            b.getBytes(0, expected, 512, 8192);
+            assertThat(read(15, 17)).isEqualTo(expected);
+        } finally {
+            composite.release();
+        }
+    }
+
+    @Test
+    void unmapFreesWholeChunksAndZeroesPartialOnes() throws Exception {
+        thinStore();
+        store.write(0, pattern(64 * 512, 1), false);
+        assertThat(store.allocatedChunks()).isEqualTo(4);
+        store.unmap(8, 40); // bytes 4096..24575: half of chunk 0, all of chunk 1 and 2
+        assertThat(store.allocatedChunks()).isEqualTo(2);
+        assertThat(read(8, 40)).containsOnly(0);
+        assertThat(read(0, 8)).isEqualTo(java.util.Arrays.copyOf(bytes(buffers.get(0)), 4096));
+        assertThat(read(48, 16)).isEqualTo(java.util.Arrays.copyOfRange(bytes(buffers.get(0)), 24576, 32768));
+    }
+
+    @Test
+    void aShortLastChunkHoldsTheTail() throws Exception {
+        store = new MemoryBackstore("odd", 512, 20, true, false, CHUNK); // 10 KiB: chunks of 8 KiB + 2 KiB
+        ByteBuf src = pattern(4 * 512, 2);
+        store.write(14, src, false);
+        assertThat(read(14, 4)).isEqualTo(bytes(src));
+        assertThat(store.allocatedChunks()).isEqualTo(2);
+        store.unmap(16, 4);
+        assertThat(store.allocatedChunks()).isEqualTo(1);
+        store.unmap(0, 20);
+        assertThat(store.allocatedChunks()).isZero();
+    }
+
+    @Test
+    void fullyProvisionedStoreAllocatesUpFrontAndCannotUnmap() throws Exception {
+        store = new MemoryBackstore("thick", 4096, 8, false, true, CHUNK);
+        assertThat(store.allocatedChunks()).isEqualTo(4);
+        assertThat(store.supportsUnmap()).isFalse();
+        assertThat(store.info().writeCacheEnabled()).isTrue();
+        assertThatThrownBy(() -> store.unmap(0, 1)).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void concurrentWritersToDifferentChunksAndTheSameChunk() throws Exception {
+        store = new MemoryBackstore("ram", 512, 1024, true, false, CHUNK); // 64 chunks
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Callable<Void>> tasks = new ArrayList<>();
+            for (int t = 0; t < 64; t++) {
+                int block = t * 16 + (t % 16); // each task one block, 4 tasks per chunk region pair
+                ByteBuf src = pattern(512, t);
+                tasks.add(() -> {
+                    store.write(block, src, false);
+                    return null;
+                });
+            }
+            for (Future<Void> f : pool.invokeAll(tasks)) {
+                f.get();
+            }
+        } finally {
+            pool.shutdown();
+        }
+        for (int t = 0; t < 64; t++) {
+            assertThat(read(t * 16 + (t % 16), 1)).isEqualTo(bytes(buffers.get(t)));
+        }
+        assertThat(store.allocatedChunks()).isEqualTo(64);
+    }
+
+    @Test
+    void closedStoreReportsMediumGone() throws Exception {
+        thinStore();
+        store.close();
+        store.close();
+        ByteBuf dst = alloc.directBuffer(512);
+        try {
+            assertThatThrownBy(() -> store.read(0, 1, dst)).isInstanceOf(StoreException.class)
+                    .extracting(e -> ((StoreException) e).kind()).isEqualTo(StoreException.Kind.MEDIUM_GONE);
+        } finally {
+            dst.release();
+        }
+    }
+
+    @Test
+    void outOfRangeIsABug() throws Exception {
+        thinStore();
+        ByteBuf src = pattern(1024, 0);
+        assertThatThrownBy(() -> store.write(63, src, false)).isInstanceOf(IllegalArgumentException.class);
+    }
+}

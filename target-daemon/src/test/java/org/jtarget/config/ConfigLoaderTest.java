@@ -1,0 +1,360 @@
+package org.jtarget.config;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ConfigLoaderTest {
+
+    private static final String PORTALS = """
+            portals:
+              - name: default
+                listen: 127.0.0.1:3260
+            """;
+    private static final String STORES = """
+            backstores:
+              - { name: ram0, type: memory, size: 1GiB }
+            """;
+    private static final String TARGET_HEAD = """
+            targets:
+              - iqn: iqn.2026-11.org.jtarget:demo
+                portals: [default]
+                acl: ["*"]
+            """;
+
+    @TempDir
+    Path dir;
+
+    private JtargetConfig load(String yaml) throws Exception {
+        Path file = dir.resolve("jtarget.yaml");
+        Files.writeString(file, yaml);
+        return ConfigLoader.load(file);
+    }
+
+    private void assertError(String yaml, String expected) {
+        assertThatThrownBy(() -> load(yaml)).isInstanceOf(ConfigException.class)
+                .hasMessage(dir.resolve("jtarget.yaml") + ": " + expected)
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+
+    private static String withLuns(String luns) {
+        return PORTALS + STORES + TARGET_HEAD + "    luns:\n" + luns;
+    }
+
+    @Test
+    void loadsTheExampleShape() throws Exception {
+        JtargetConfig c = load(PORTALS + """
+                backstores:
+                  - { name: ram0,  type: memory, size: 1GiB }
+                  - { name: file0, type: file, path: data/file0.img, size: 4GiB, create: true }
+                targets:
+                  - iqn: iqn.2026-11.org.jtarget:demo
+                    alias: demo
+                    portals: [default]
+                    luns:
+                      - { lun: 1, backstore: file0, read-only: true }
+                      - { lun: 0, backstore: ram0 }
+                    acl: ["*"]
+                    chap: { user: alice, secret: 0123456789ab, mutual-user: tgt, mutual-secret: ba9876543210 }
+                """);
+        assertThat(c.portals()).containsExactly(new PortalConfig("default", "127.0.0.1", 3260, 1));
+        assertThat(c.backstores()).containsExactly(
+                new BackstoreConfig("ram0", BackstoreConfig.Type.MEMORY, null, 1L << 30, false, 512, true, null),
+                new BackstoreConfig("file0", BackstoreConfig.Type.FILE, dir.resolve("data/file0.img"), 4L << 30,
+                        true, 512, false, null));
+        TargetConfig t = c.targets().get(0);
+        assertThat(t.iqn()).isEqualTo("iqn.2026-11.org.jtarget:demo");
+        assertThat(t.alias()).isEqualTo("demo");
+        assertThat(t.portalNames()).containsExactly("default");
+        assertThat(t.luns()).containsExactly(new LunConfig(0, "ram0", false, false),
+                new LunConfig(1, "file0", true, false));
+        assertThat(t.acl()).containsExactly("*");
+        assertThat(t.chap()).isEqualTo(new ChapConfig("alice", "0123456789ab", "tgt", "ba9876543210"));
+        assertThat(c.daemon().stateDir()).isEqualTo(dir.resolve("state"));
+        assertThat(c.daemon().eventLoopThreads()).isPositive();
+    }
+
+    @Test
+    void loadsTheShippedExampleConfig() throws Exception {
+        Path shipped = Path.of("..", "conf", "jtarget.yaml");
+        Path copy = dir.resolve("jtarget.yaml");
+        Files.copy(shipped, copy);
+        JtargetConfig c = ConfigLoader.load(copy);
+        assertThat(c.targets()).hasSize(1);
+        assertThat(c.targets().get(0).luns()).extracting(LunConfig::backstore).containsExactly("ram0", "file0");
+        assertThat(c.backstore("file0").path()).isEqualTo(dir.resolve("data/file0.img"));
+    }
+
+    @Test
+    void readsDaemonSettingsAndPortalOptions() throws Exception {
+        JtargetConfig c = load("""
+                daemon: { state-dir: /var/lib/jtarget, event-loop-threads: 3, io-threads-per-lun: 2, shutdown-timeout: 5 }
+                portals:
+                  - { name: a, listen: "[::]:3260" }
+                  - { name: b, listen: 0.0.0.0:3261, portal-group-tag: 7 }
+                """);
+        assertThat(c.daemon()).isEqualTo(new DaemonSettings(Path.of("/var/lib/jtarget"), 3, 2, Duration.ofSeconds(5)));
+        assertThat(c.portals()).containsExactly(new PortalConfig("a", "::", 3260, 1), new PortalConfig("b", "0.0.0.0", 3261, 7));
+        assertThat(c.targets()).isEmpty();
+    }
+
+    @Test
+    void existingFileWithoutSizeTakesTheFileSize() throws Exception {
+        Files.write(dir.resolve("disk.img"), new byte[8192]);
+        JtargetConfig c = load(PORTALS + "backstores:\n  - { name: f, type: file, path: disk.img, block-size: 4096 }\n");
+        assertThat(c.backstore("f").sizeBytes()).isEqualTo(8192);
+        assertThat(c.backstore("f").blockCount()).isEqualTo(2);
+    }
+
+    @Test
+    void missingFileIsAnError() {
+        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("absent.yaml")))
+                .hasMessage(dir.resolve("absent.yaml") + ": no such file");
+    }
+
+    @Test
+    void yamlSyntaxErrorNamesTheLine() {
+        assertError(PORTALS + "backstores: [\n", "line 5: YAML syntax: expected the node content, but found '<stream end>'");
+    }
+
+    @Test
+    void duplicateYamlKeyIsAnError() {
+        assertThatThrownBy(() -> load(PORTALS + "portals: []\n")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("duplicate key portals");
+    }
+
+    @Test
+    void unknownTopLevelKey() {
+        assertError(PORTALS + "targetz: []\n", "targetz: unknown key (expected one of: daemon, portals, backstores, targets)");
+    }
+
+    @Test
+    void unknownLunKeyLikeAReadonlyTypo() {
+        assertError(withLuns("      - { lun: 0, backstore: ram0, readonly: true }\n"),
+                "targets[0].luns[0].readonly: unknown key (expected one of: lun, backstore, read-only, removable)");
+    }
+
+    @Test
+    void unknownDaemonKey() {
+        assertError("daemon: { threads: 2 }\n" + PORTALS,
+                "daemon.threads: unknown key (expected one of: state-dir, event-loop-threads, io-threads-per-lun, shutdown-timeout)");
+    }
+
+    @Test
+    void missingPortals() {
+        assertError(STORES, "portals: missing (at least one portal is required)");
+    }
+
+    @Test
+    void missingPortalName() {
+        assertError("portals:\n  - { listen: 127.0.0.1:3260 }\n", "portals[0].name: missing (required)");
+    }
+
+    @Test
+    void badListenAddress() {
+        assertError("portals:\n  - { name: p, listen: 300.1.1.1:3260 }\n",
+                "portals[0].listen: bad address '300.1.1.1' (use an IPv4 literal such as 0.0.0.0 or a bracketed IPv6 literal such as [::])");
+    }
+
+    @Test
+    void hostNameIsRefused() {
+        assertThatThrownBy(() -> load("portals:\n  - { name: p, listen: localhost:3260 }\n"))
+                .hasMessageContaining("portals[0].listen: bad address 'localhost'");
+    }
+
+    @Test
+    void badListenPort() {
+        assertError("portals:\n  - { name: p, listen: 127.0.0.1:70000 }\n", "portals[0].listen: bad port '70000' (1..65535)");
+    }
+
+    @Test
+    void listenWithoutPort() {
+        assertThatThrownBy(() -> load("portals:\n  - { name: p, listen: 127.0.0.1 }\n"))
+                .hasMessageContaining("portals[0].listen: expected host:port");
+    }
+
+    @Test
+    void duplicatePortalName() {
+        assertError("portals:\n  - { name: p, listen: 127.0.0.1:3260 }\n  - { name: p, listen: 127.0.0.1:3261 }\n",
+                "portals[1].name: duplicate portal name 'p'");
+    }
+
+    @Test
+    void duplicateListenAddress() {
+        assertError("portals:\n  - { name: p, listen: 127.0.0.1:3260 }\n  - { name: q, listen: 127.0.0.1:3260 }\n",
+                "portals[1].listen: duplicate listen address 127.0.0.1 port 3260");
+    }
+
+    @Test
+    void portalGroupTagOutOfRange() {
+        assertError("portals:\n  - { name: p, listen: 127.0.0.1:3260, portal-group-tag: 0 }\n",
+                "portals[0].portal-group-tag: expected an integer 1..65535, got '0'");
+    }
+
+    @Test
+    void unknownBackstoreType() {
+        assertError(PORTALS + "backstores:\n  - { name: x, type: disk, size: 1M }\n",
+                "backstores[0].type: unknown type 'disk' (expected memory or file)");
+    }
+
+    @Test
+    void badSizeUnit() {
+        assertError(PORTALS + "backstores:\n  - { name: x, type: memory, size: 1GB }\n",
+                "backstores[0].size: bad size '1GB' (use bytes or a binary unit: K, M, G, T, KiB, MiB, GiB, TiB)");
+    }
+
+    @Test
+    void sizeNotAMultipleOfTheBlockSize() {
+        assertError(PORTALS + "backstores:\n  - { name: x, type: memory, size: 6K, block-size: 4096 }\n",
+                "backstores[0].size: must be a positive multiple of the block size 4096, got 6144");
+    }
+
+    @Test
+    void missingMemorySize() {
+        assertError(PORTALS + "backstores:\n  - { name: x, type: memory }\n", "backstores[0].size: missing (required)");
+    }
+
+    @Test
+    void badBlockSize() {
+        assertError(PORTALS + "backstores:\n  - { name: x, type: memory, size: 1M, block-size: 1024 }\n",
+                "backstores[0].block-size: must be 512 or 4096, got 1024");
+    }
+
+    @Test
+    void pathIsUnknownForMemoryStores() {
+        assertThatThrownBy(() -> load(PORTALS + "backstores:\n  - { name: x, type: memory, size: 1M, path: a }\n"))
+                .hasMessageContaining("backstores[0].path: unknown key");
+    }
+
+    @Test
+    void duplicateBackstoreName() {
+        assertError(PORTALS + "backstores:\n  - { name: x, type: memory, size: 1M }\n  - { name: x, type: memory, size: 1M }\n",
+                "backstores[1].name: duplicate backstore name 'x'");
+    }
+
+    @Test
+    void missingFileWithoutCreate() {
+        assertError(PORTALS + "backstores:\n  - { name: f, type: file, path: nope.img, size: 1M }\n",
+                "backstores[0].path: no such file " + dir.resolve("nope.img") + " (add 'create: true' to create it)");
+    }
+
+    @Test
+    void existingFileOfAnotherSize() throws Exception {
+        Files.write(dir.resolve("disk.img"), new byte[4096]);
+        assertError(PORTALS + "backstores:\n  - { name: f, type: file, path: disk.img, size: 1M, create: true }\n",
+                "backstores[0].size: file " + dir.resolve("disk.img") + " is 4096 bytes but size is 1048576 (fix size, or resize the file yourself)");
+    }
+
+    @Test
+    void thinFileStoresAreNotSupportedYet() {
+        assertThatThrownBy(() -> load(PORTALS + "backstores:\n  - { name: f, type: file, path: a.img, size: 1M, create: true, thin: true }\n"))
+                .hasMessageContaining("backstores[0].thin: thin file backstores");
+    }
+
+    @Test
+    void nonBooleanFlag() {
+        assertError(withLuns("      - { lun: 0, backstore: ram0, read-only: maybe }\n"),
+                "targets[0].luns[0].read-only: expected true or false, got 'maybe'");
+    }
+
+    @Test
+    void unknownBackstoreReference() {
+        assertError(withLuns("      - { lun: 0, backstore: ram0 }\n      - { lun: 1, backstore: foo }\n"),
+                "targets[0].luns[1].backstore: unknown backstore 'foo'");
+    }
+
+    @Test
+    void duplicateLunNumber() {
+        assertError(PORTALS + "backstores:\n  - { name: a, type: memory, size: 1M }\n  - { name: b, type: memory, size: 1M }\n"
+                        + TARGET_HEAD + "    luns:\n      - { lun: 3, backstore: a }\n      - { lun: 3, backstore: b }\n",
+                "targets[0].luns[1].lun: duplicate LUN 3 in this target");
+    }
+
+    @Test
+    void lunOutOfRange() {
+        assertError(withLuns("      - { lun: 16384, backstore: ram0 }\n"),
+                "targets[0].luns[0].lun: expected an integer 0..16383, got '16384'");
+    }
+
+    @Test
+    void missingLunNumber() {
+        assertError(withLuns("      - { backstore: ram0 }\n"), "targets[0].luns[0].lun: missing (required)");
+    }
+
+    @Test
+    void unknownPortalReference() {
+        assertError(PORTALS + "targets:\n  - { iqn: iqn.2026-11.org.jtarget:x, portals: [nope], acl: ['*'] }\n",
+                "targets[0].portals[0]: unknown portal 'nope'");
+    }
+
+    @Test
+    void uppercaseIqnIsRefused() {
+        assertError(PORTALS + "targets:\n  - { iqn: iqn.2026-11.org.jtarget:Demo, portals: [default], acl: ['*'] }\n",
+                "targets[0].iqn: iSCSI name 'iqn.2026-11.org.jtarget:Demo' must be lowercase (RFC 3722)");
+    }
+
+    @Test
+    void malformedIqnIsRefused() {
+        assertThatThrownBy(() -> load(PORTALS + "targets:\n  - { iqn: iqn.2026-13.org.jtarget, portals: [default], acl: ['*'] }\n"))
+                .hasMessageContaining("targets[0].iqn: invalid iqn name 'iqn.2026-13.org.jtarget'");
+    }
+
+    @Test
+    void duplicateTargetName() {
+        String t = "  - { iqn: iqn.2026-11.org.jtarget:x, portals: [default], acl: ['*'] }\n";
+        assertError(PORTALS + "targets:\n" + t + t, "targets[1].iqn: duplicate target name 'iqn.2026-11.org.jtarget:x'");
+    }
+
+    @Test
+    void aclIsRequired() {
+        assertError(PORTALS + "targets:\n  - { iqn: iqn.2026-11.org.jtarget:x, portals: [default] }\n",
+                "targets[0].acl: missing (list allowed initiator names, or [\"*\"] to allow any)");
+    }
+
+    @Test
+    void aclEntriesMustBeInitiatorNames() {
+        assertThatThrownBy(() -> load(PORTALS + "targets:\n  - { iqn: iqn.2026-11.org.jtarget:x, portals: [default], acl: [bob] }\n"))
+                .hasMessageContaining("targets[0].acl[0]: invalid iSCSI name 'bob'");
+    }
+
+    @Test
+    void chapSecretTooShort() {
+        assertThatThrownBy(() -> load(PORTALS + "targets:\n  - { iqn: iqn.2026-11.org.jtarget:x, portals: [default], acl: ['*'],"
+                + " chap: { user: u, secret: short } }\n"))
+                .hasMessageContaining("targets[0].chap.secret: too short: 5 characters")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("short "));
+    }
+
+    @Test
+    void mutualChapNeedsBothKeys() {
+        assertError(PORTALS + "targets:\n  - { iqn: iqn.2026-11.org.jtarget:x, portals: [default], acl: ['*'],"
+                        + " chap: { user: u, secret: 0123456789ab, mutual-user: t } }\n",
+                "targets[0].chap.mutual-secret: missing (mutual CHAP needs both mutual-user and mutual-secret)");
+    }
+
+    @Test
+    void mutualSecretMustDiffer() {
+        assertError(PORTALS + "targets:\n  - { iqn: iqn.2026-11.org.jtarget:x, portals: [default], acl: ['*'],"
+                        + " chap: { user: u, secret: 0123456789ab, mutual-user: t, mutual-secret: 0123456789ab } }\n",
+                "targets[0].chap.mutual-secret: must differ from secret (RFC 7143 9.2.1)");
+    }
+
+    @Test
+    void emptyAclListIsMissing() {
+        assertError(PORTALS + "targets:\n  - { iqn: iqn.2026-11.org.jtarget:x, portals: [default], acl: [] }\n",
+                "targets[0].acl: missing (list allowed initiator names, or [\"*\"] to allow any)");
+    }
+
+    @Test
+    void stringWhereAMapIsExpected() {
+        assertError(PORTALS + "targets:\n  - iqn.2026-11.org.jtarget:x\n",
+                "targets[0]: expected a map of keys, got 'iqn.2026-11.org.jtarget:x'");
+    }
+}

@@ -1,0 +1,174 @@
+package org.jtarget.daemon;
+
+import org.jtarget.config.ConfigException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class JtargetDaemonTest {
+
+    private static final String CONFIG = """
+            daemon: { shutdown-timeout: 1 }
+            portals:
+              - { name: default, listen: 127.0.0.1:3260 }
+            backstores:
+              - { name: ram0, type: memory, size: 1M }
+            """;
+
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final TestStop stop = new TestStop();
+
+    /** A runtime that records calls and can fail or hang on demand. */
+    static final class FakeRuntime implements DaemonRuntime {
+        final CountDownLatch started = new CountDownLatch(1);
+        volatile Exception startFailure;
+        volatile boolean hangOnStop;
+        volatile Duration stoppedWith;
+
+        @Override
+        public void start() throws Exception {
+            if (startFailure != null) {
+                throw startFailure;
+            }
+            started.countDown();
+        }
+
+        @Override
+        public void stop(Duration timeout) throws InterruptedException {
+            stoppedWith = timeout;
+            if (hangOnStop) {
+                new CountDownLatch(1).await();
+            }
+        }
+    }
+
+    /** Stop requests the test triggers by hand. */
+    static final class TestStop implements StopRequests {
+        final CountDownLatch requested = new CountDownLatch(1);
+        final CountDownLatch stopped = new CountDownLatch(1);
+
+        @Override
+        public void await() throws InterruptedException {
+            requested.await();
+        }
+
+        @Override
+        public void stopped() {
+            stopped.countDown();
+        }
+    }
+
+    private Path config(String yaml) throws Exception {
+        return Files.writeString(dir.resolve("jtarget.yaml"), yaml);
+    }
+
+    private int run(FakeRuntime runtime, String... args) {
+        return JtargetDaemon.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), c -> runtime, t -> stop);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void helpPrintsUsageAndExitsZero() {
+        assertThat(run(new FakeRuntime(), "--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(JtargetDaemon.USAGE + System.lineSeparator());
+        assertThat(err()).isEmpty();
+    }
+
+    @Test
+    void unknownArgumentPrintsUsageAndExitsTwo() {
+        assertThat(run(new FakeRuntime(), "--verbose")).isEqualTo(2);
+        assertThat(err()).isEqualTo(JtargetDaemon.USAGE + System.lineSeparator());
+    }
+
+    @Test
+    void missingConfigArgumentExitsTwo() {
+        assertThat(run(new FakeRuntime(), "--config")).isEqualTo(2);
+        assertThat(run(new FakeRuntime())).isEqualTo(2);
+    }
+
+    @Test
+    void badConfigIsOneLineOnStderrAndNothingStarts() throws Exception {
+        Path file = config(CONFIG + "targetz: []\n");
+        FakeRuntime runtime = new FakeRuntime();
+        JtargetDaemon.run(new String[] {"--config", file.toString()}, System.out,
+                new PrintStream(err, true, StandardCharsets.UTF_8), c -> {
+                    throw new AssertionError("runtime created for a bad config");
+                }, t -> stop);
+        assertThat(err()).isEqualTo(file + ": targetz: unknown key (expected one of: daemon, portals, backstores, targets)"
+                + System.lineSeparator());
+        assertThat(runtime.stoppedWith).isNull();
+    }
+
+    @Test
+    void badConfigExitsTwo() throws Exception {
+        assertThat(run(new FakeRuntime(), "--config", dir.resolve("absent.yaml").toString())).isEqualTo(2);
+        assertThat(err().lines()).containsExactly(dir.resolve("absent.yaml") + ": no such file");
+    }
+
+    @Test
+    void configProblemAtStartIsOneLineExitTwoAndStopsWhatWasOpened() throws Exception {
+        Path file = config(CONFIG);
+        FakeRuntime runtime = new FakeRuntime();
+        runtime.startFailure = new ConfigException(null, "portals[0].listen", "address already in use");
+        assertThat(run(runtime, "--config", file.toString())).isEqualTo(2);
+        assertThat(err().lines()).containsExactly(file + ": portals[0].listen: address already in use");
+        assertThat(runtime.stoppedWith).isEqualTo(Duration.ofSeconds(1));
+        assertThat(stop.stopped.getCount()).isZero();
+    }
+
+    @Test
+    void otherStartFailureExitsOneAndStops() throws Exception {
+        FakeRuntime runtime = new FakeRuntime();
+        runtime.startFailure = new IllegalStateException("boom");
+        assertThat(run(runtime, "--config", config(CONFIG).toString())).isEqualTo(1);
+        assertThat(runtime.stoppedWith).isNotNull();
+    }
+
+    @Test
+    void runsUntilAStopIsRequestedThenStopsAndExitsZero() throws Exception {
+        Path file = config(CONFIG);
+        FakeRuntime runtime = new FakeRuntime();
+        ExecutorService exec = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> status = exec.submit(() -> run(runtime, "--config=" + file));
+            assertThat(runtime.started.await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(status.isDone()).isFalse();
+            assertThat(runtime.stoppedWith).isNull();
+            stop.requested.countDown();
+            assertThat(status.get(30, TimeUnit.SECONDS)).isZero();
+            assertThat(runtime.stoppedWith).isEqualTo(Duration.ofSeconds(1));
+            assertThat(stop.stopped.getCount()).isZero();
+            assertThat(err()).isEmpty();
+        } finally {
+            exec.shutdownNow();
+        }
+    }
+
+    @Test
+    void aStopThatHangsIsAbandonedWithExitOne() {
+        FakeRuntime runtime = new FakeRuntime();
+        runtime.hangOnStop = true;
+        assertThat(JtargetDaemon.stopBounded(runtime, Duration.ofMillis(10))).isEqualTo(1);
+    }
+}
