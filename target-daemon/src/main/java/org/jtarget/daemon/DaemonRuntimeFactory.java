@@ -8,11 +8,8 @@ public interface DaemonRuntimeFactory {
 
     DaemonRuntime create(JtargetConfig config);
 
-    /**
-     * The runtime {@code jtargetd} runs. For now only the stores ({@link BackstoreRuntime}); the
-     * wiring of the SCSI core and the iSCSI fabric replaces it.
-     */
+    /** The runtime {@code jtargetd} runs: stores, SCSI cores and the iSCSI/TCP fabric. */
     static DaemonRuntimeFactory standard() {
-        return BackstoreRuntime::new;
+        return TargetRuntime::new;
     }
 }

@@ -1,0 +1,140 @@
+package org.jtarget.daemon;
+
+import io.netty.channel.EventLoopGroup;
+import org.jtarget.buffer.BufferPool;
+import org.jtarget.config.ChapConfig;
+import org.jtarget.config.ConfigException;
+import org.jtarget.config.JtargetConfig;
+import org.jtarget.config.LunConfig;
+import org.jtarget.config.PortalConfig;
+import org.jtarget.config.TargetConfig;
+import org.jtarget.fabric.iscsi.ChapCredentials;
+import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
+import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
+import org.jtarget.fabric.iscsi.login.LoginSettings;
+import org.jtarget.fabric.iscsi.tcp.IscsiTcpFabric;
+import org.jtarget.io.LunIoExecutors;
+import org.jtarget.scsi.lun.LogicalUnitDefinition;
+import org.jtarget.scsi.lun.ScsiTargetCore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The daemon as configured: stores → SCSI cores (one per target) → the iSCSI/TCP fabric on its
+ * portals. Wiring only; every layer does its own work. Start order is bottom-up so that a portal
+ * only accepts connections once everything behind it exists; stop is top-down so that no command
+ * can reach a closed store.
+ */
+public final class TargetRuntime implements DaemonRuntime {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TargetRuntime.class);
+
+    /** Commands queued per LU beyond the running ones before the core answers TASK SET FULL. */
+    private static final int IO_QUEUE_DEPTH_PER_LUN = 1024;
+
+    private final JtargetConfig config;
+    private BackstoreSet stores;
+    private LunIoExecutors ioExecutors;
+    private EventLoopGroup bossGroup;
+    private EventLoopGroup workerGroup;
+    private IscsiTcpFabric fabric;
+
+    public TargetRuntime(JtargetConfig config) {
+        this.config = config;
+    }
+
+    @Override
+    public synchronized void start() throws Exception {
+        stores = BackstoreSet.open(config);
+        ioExecutors = new LunIoExecutors(config.daemon().ioThreadsPerLun(), IO_QUEUE_DEPTH_PER_LUN);
+        List<IscsiTargetDefinition> targets = new ArrayList<>();
+        for (TargetConfig target : config.targets()) {
+            targets.add(targetDefinition(target));
+        }
+        BufferPool pool = new BufferPool(config.daemon().eventLoopThreads());
+        bossGroup = IscsiTcpFabric.newEventLoopGroup(1);
+        workerGroup = IscsiTcpFabric.newEventLoopGroup(config.daemon().eventLoopThreads());
+        fabric = new IscsiTcpFabric(pool, bossGroup, workerGroup, targets, LoginSettings.defaults());
+        for (int i = 0; i < config.portals().size(); i++) {
+            bind(i, config.portals().get(i));
+        }
+        LOG.info("jtargetd ready: {} target(s), {} portal(s)", targets.size(), config.portals().size());
+    }
+
+    private IscsiTargetDefinition targetDefinition(TargetConfig target) {
+        List<LogicalUnitDefinition> luns = new ArrayList<>();
+        for (LunConfig lun : target.luns()) {
+            luns.add(new LogicalUnitDefinition(lun.lun(), stores.get(lun.backstore()), lun.readOnly(), lun.removable()));
+        }
+        ScsiTargetCore core = new ScsiTargetCore(target.iqn(), luns, ioExecutors);
+        List<IscsiPortalDefinition> portals = new ArrayList<>();
+        for (String name : target.portalNames()) {
+            portals.add(portalDefinition(config.portal(name)));
+        }
+        return new IscsiTargetDefinition(target.iqn(), target.alias(), core, target.acl(), chap(target.chap()), portals);
+    }
+
+    private static IscsiPortalDefinition portalDefinition(PortalConfig p) {
+        return new IscsiPortalDefinition(p.name(), p.host(), p.port(), p.portalGroupTag());
+    }
+
+    private static ChapCredentials chap(ChapConfig c) {
+        return c == null ? null : new ChapCredentials(c.user(), c.secret(), c.mutualUser(), c.mutualSecret());
+    }
+
+    /** A portal that cannot bind is an operator problem: a one-line error naming its key. */
+    private void bind(int index, PortalConfig portal) throws ConfigException {
+        String key = "portals[" + index + "].listen";
+        String address = portal.host().contains(":") ? "[" + portal.host() + "]:" + portal.port()
+                : portal.host() + ":" + portal.port();
+        try {
+            fabric.bind(portalDefinition(portal));
+        } catch (BindException e) {
+            throw new ConfigException(config.source().toString(), key, address + ": cannot listen: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new ConfigException(config.source().toString(), key, address + ": " + e, e);
+        }
+    }
+
+    @Override
+    public synchronized void stop(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (fabric != null) {
+            fabric.close(remaining(deadline));
+            fabric = null;
+        }
+        if (ioExecutors != null) {
+            if (!ioExecutors.shutdown(remaining(deadline))) {
+                LOG.warn("store I/O still running at shutdown; closing the stores anyway");
+            }
+            ioExecutors = null;
+        }
+        if (stores != null) {
+            stores.close();
+            stores = null;
+        }
+        shutdownGroups(deadline);
+    }
+
+    private void shutdownGroups(long deadline) {
+        for (EventLoopGroup group : new EventLoopGroup[] {workerGroup, bossGroup}) {
+            if (group != null) {
+                group.shutdownGracefully(0, Math.max(1, remaining(deadline).toMillis()), TimeUnit.MILLISECONDS)
+                        .awaitUninterruptibly(remaining(deadline).toMillis());
+            }
+        }
+        workerGroup = null;
+        bossGroup = null;
+    }
+
+    private static Duration remaining(long deadline) {
+        return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+    }
+}
