@@ -212,16 +212,30 @@ final class TaskSequencer implements FabricOps {
                 return;
             }
             if (!acceptDataOut(task, pdu)) {
-                LOG.info("Data-Out out of sequence for itt 0x{}: rejecting and closing",
-                        Integer.toHexString(task.itt));
-                connection.sendReject(RejectReason.PROTOCOL_ERROR, pdu.bhs());
-                connection.flush();
-                connection.closeNow();
+                rejectDataOut(task, pdu);
                 return;
             }
             advance(task);
         } finally {
             pdu.release();
+        }
+    }
+
+    /**
+     * A Data-Out with a wrong DataSN, offset or TTT: Reject it (RFC 7143 11.17.1, the initiator then
+     * fails the task it refers to) and abort the task, whose remaining data can no longer be
+     * placed. The connection stays up so the initiator's other tasks are unaffected.
+     */
+    private void rejectDataOut(IscsiTask task, IscsiPdu pdu) {
+        LOG.info("Data-Out out of sequence for itt 0x{} (DataSN {}, offset {}): rejected, task aborted",
+                Integer.toHexString(task.itt), pdu.dataSn(), pdu.bufferOffset());
+        connection.sendReject(RejectReason.PROTOCOL_ERROR, pdu.bhs());
+        connection.flush();
+        task.cmd.markAborted();
+        boolean handBack = task.writePending && !task.dataOutDone;
+        task.dataOutDone = true; // later Data-Out for this task is dropped; writePending sees the abort
+        if (handBack) {
+            session.core().dataOutComplete(task.cmd);
         }
     }
 
@@ -322,7 +336,7 @@ final class TaskSequencer implements FabricOps {
         int edtl = cmd.expectedDataTransferLength();
         int n = Math.min(edtl, total);
         if (connection.isClosed() || n == 0) {
-            queueStatus(cmd);
+            sendResponse(task, total); // EDTL 0: no Data-In, but the residual still counts what the CDB asked for
             return;
         }
         boolean statusInData = cmd.status() == ScsiStatus.GOOD || cmd.status() == ScsiStatus.CONDITION_MET;

@@ -172,7 +172,7 @@ class TaskSequencerTest {
     }
 
     @Test
-    void dataOutWithWrongDataSnIsRejectedAndClosesTheConnection() {
+    void dataOutWithWrongDataSnIsRejectedAndAbortsOnlyThatTask() {
         try (SessionFixture f = new SessionFixture(8192, 4096, 4096, 1, true)) {
             f.send(f.command(3, 1, false, true, 4096, null, true));
             ScsiCommand cmd = f.core.submitted.getFirst();
@@ -186,7 +186,7 @@ class TaskSequencerTest {
             assertThat(out).extracting(IscsiPdu::opcode).containsExactly(Opcode.REJECT);
             assertThat(out.getFirst().byte2()).isEqualTo(0x04);
             SessionFixture.release(out);
-            assertThat(f.channel.isOpen()).isFalse();
+            assertThat(f.channel.isOpen()).isTrue();
             assertThat(f.core.dataOutComplete).containsExactly(cmd);
             assertThat(payload.refCnt()).isZero();
         }
