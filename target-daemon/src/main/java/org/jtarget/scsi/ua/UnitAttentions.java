@@ -22,11 +22,14 @@ public final class UnitAttentions {
     private final Map<ITNexus, ArrayDeque<SenseReason>> byNexus = new HashMap<>();
     private volatile int pendingTotal;
 
-    /** A new I_T nexus: it starts with POWER ON, RESET, OR BUS DEVICE RESET OCCURRED (SAM-5 6.3.1). */
+    /**
+     * A new I_T nexus starts with no unit attention. SAM-5 6.3.1 establishes POWER ON, RESET, OR
+     * BUS DEVICE RESET OCCURRED for the I_T nexuses that exist at power on; an iSCSI nexus made by
+     * a later login is not one of them (LIO behaves the same way), and initiators that do not
+     * retry a unit attention on their first command (jSCSI) depend on it.
+     */
     public synchronized void nexusAdded(ITNexus nexus) {
-        ArrayDeque<SenseReason> q = new ArrayDeque<>();
-        byNexus.put(nexus, q);
-        offer(q, SenseReason.POWER_ON_RESET);
+        byNexus.putIfAbsent(nexus, new ArrayDeque<>());
     }
 
     /** The nexus is gone: its conditions are dropped. */

@@ -1,5 +1,6 @@
 package org.jtarget.scsi.dispatch;
 
+import org.jtarget.scsi.sense.SenseReason;
 import org.jtarget.scsi.lun.CoreHarness;
 import org.jtarget.scsi.lun.CoreHarness.Result;
 import org.jtarget.scsi.lun.TestStore;
@@ -59,8 +60,15 @@ class CommandDispatcherTest {
     }
 
     @Test
-    void newNexusGetsPowerOnUnitAttentionOnceAndInquiryDoesNotConsumeIt() {
+    void newNexusStartsWithoutUnitAttention() {
         h.core.nexusLoggedIn(NEXUS_A);
+        assertThat(h.run(of(0x00, 0, 0, 0, 0, 0)).status()).isEqualTo(ScsiStatus.GOOD);
+    }
+
+    @Test
+    void unitAttentionIsReportedOnceAndInquiryDoesNotConsumeIt() {
+        h.core.nexusLoggedIn(NEXUS_A);
+        h.core.logicalUnit(0).unitAttentions().raise(NEXUS_A, SenseReason.POWER_ON_RESET);
         assertThat(h.run(of(0x12, 0, 0, 0, 36, 0)).status()).isEqualTo(ScsiStatus.GOOD);
         assertThat(h.run(of(0xA0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0)).status()).isEqualTo(ScsiStatus.GOOD);
         assertSense(h.run(of(0x00, 0, 0, 0, 0, 0)), 6, 0x29, 0);
@@ -71,6 +79,7 @@ class CommandDispatcherTest {
     void unitAttentionIsPerNexus() {
         h.core.nexusLoggedIn(NEXUS_A);
         h.core.nexusLoggedIn(NEXUS_B);
+        h.core.logicalUnit(0).unitAttentions().raiseAll(SenseReason.POWER_ON_RESET);
         h.run(of(0x00, 0, 0, 0, 0, 0));
         ScsiCommand b = h.submit(NEXUS_B, 0, 2, of(0x00, 0, 0, 0, 0, 0), 0, null);
         assertSense(h.results.get(b), 6, 0x29, 0);
@@ -79,6 +88,7 @@ class CommandDispatcherTest {
     @Test
     void requestSenseReturnsAndClearsPendingUnitAttention() {
         h.core.nexusLoggedIn(NEXUS_A);
+        h.core.logicalUnit(0).unitAttentions().raise(NEXUS_A, SenseReason.POWER_ON_RESET);
         Result r = h.run(of(0x03, 0, 0, 0, 18, 0));
         assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
         assertThat(r.dataIn()[2] & 0xF).isEqualTo(6);

@@ -77,8 +77,8 @@ class TaskManagementTest {
     void logicalUnitResetAbortsAllAndRaisesBusDeviceResetForEveryNexus() {
         h.core.nexusLoggedIn(NEXUS_A);
         h.core.nexusLoggedIn(NEXUS_B);
-        h.run(of(0x03, 0, 0, 0, 18, 0)); // A clears its power-on UA
-        ScsiCommand b = h.submit(NEXUS_B, 0, 5, of(0x03, 0, 0, 0, 18, 0), 18, null); // B too
+        h.run(of(0x03, 0, 0, 0, 18, 0)); // A: REQUEST SENSE, nothing pending
+        ScsiCommand b = h.submit(NEXUS_B, 0, 5, of(0x03, 0, 0, 0, 18, 0), 18, null); // B: the same
         ScsiCommand a1 = h.submit(NEXUS_A, 0, 1, rw10(0x28, 0, 0, 1), 512, null);
         ScsiCommand b1 = h.submit(NEXUS_B, 0, 2, rw10(0x28, 0, 0, 1), 512, null);
         h.tmf(Function.LOGICAL_UNIT_RESET, NEXUS_A, 0, 0);

@@ -58,6 +58,7 @@ public final class LoginNegotiator {
     private final Random random;
     private final OperationalNegotiation operational;
     private final Set<String> seenKeys = new HashSet<>();
+    private String refusal;
     private final ByteArrayOutputStream text = new ByteArrayOutputStream();
 
     private boolean started;
@@ -92,6 +93,24 @@ public final class LoginNegotiator {
         this.operational = new OperationalNegotiation(settings);
     }
 
+    /** Why the login was refused (for the admin's log), or null while it has not been. */
+    public String refusalReason() {
+        return refusal;
+    }
+
+    /** AuthMethod offered in the operational stage, for a target without CHAP, with None among the offers. */
+    private boolean acceptsLateAuthMethodNone(String key, String offer) {
+        return key.equals("AuthMethod") && chap == null && List.of(offer.split(",")).contains("None");
+    }
+
+    /** Records why a login is refused and returns its status (RFC 7143 11.13.5). */
+    private int refuse(int status, String why) {
+        if (refusal == null) {
+            refusal = why;
+        }
+        return status;
+    }
+
     /** Handles one Login Request (borrows it) and returns the response and what to do next. */
     public LoginStep handle(IscsiPdu request, ByteBufAllocator alloc) {
         int status = failed ? LoginStatus.INITIATOR_ERROR : checkHeader(request);
@@ -100,7 +119,7 @@ public final class LoginNegotiator {
         }
         int csg = (request.flags() >> 2) & 3;
         if (!appendText(request.data())) {
-            return fail(request, LoginStatus.INITIATOR_ERROR, alloc);
+            return fail(request, refuse(LoginStatus.INITIATOR_ERROR, "login text too long"), alloc);
         }
         if ((request.flags() & CONTINUE_BIT) != 0) {
             // RFC 7143 6.2: a partial text is acknowledged with an empty response.
@@ -110,7 +129,7 @@ public final class LoginNegotiator {
         List<Map.Entry<String, String>> pairs = TextParameters.parse(Unpooled.wrappedBuffer(text.toByteArray()));
         text.reset();
         if (pairs == null) {
-            return fail(request, LoginStatus.INITIATOR_ERROR, alloc);
+            return fail(request, refuse(LoginStatus.INITIATOR_ERROR, "malformed login text"), alloc);
         }
         List<Map.Entry<String, String>> answer = new ArrayList<>();
         status = negotiate(request, pairs, csg, answer);
@@ -127,7 +146,7 @@ public final class LoginNegotiator {
         if (t && csg == STAGE_SECURITY && !authenticated && authMethod == null) {
             // Leaving security without having negotiated AuthMethod: only fine if none is needed.
             if (chap != null) {
-                return fail(request, LoginStatus.AUTHENTICATION_FAILURE, alloc);
+                return fail(request, refuse(LoginStatus.AUTHENTICATION_FAILURE, "left the security stage without authenticating"), alloc);
             }
             authenticated = true;
         }
@@ -136,7 +155,7 @@ public final class LoginNegotiator {
             declareOperational(answer);
         }
         if (t && csg == STAGE_OPERATIONAL && pendingBefore && operational.waitingForAnswers()) {
-            return fail(request, LoginStatus.INITIATOR_ERROR, alloc); // RFC 7143 6.2: offers must be answered
+            return fail(request, refuse(LoginStatus.INITIATOR_ERROR, "operational offers not answered before transit"), alloc); // RFC 7143 6.2: offers must be answered
         }
         boolean transit = t && (csg != STAGE_SECURITY || authenticated) && !operational.waitingForAnswers();
         int flags = (transit ? TRANSIT_BIT | nsg : 0) | csg << 2;
@@ -182,7 +201,7 @@ public final class LoginNegotiator {
                 return LoginStatus.UNSUPPORTED_VERSION;
             }
         } else if (request.isid() != isid || request.tsih() != tsih || cidNow != cid) {
-            return LoginStatus.INITIATOR_ERROR;
+            return refuse(LoginStatus.INITIATOR_ERROR, "ISID, TSIH or CID changed during login");
         }
         int flags = request.flags();
         int csg = (flags >> 2) & 3;
@@ -190,10 +209,10 @@ public final class LoginNegotiator {
         boolean t = (flags & TRANSIT_BIT) != 0;
         boolean c = (flags & CONTINUE_BIT) != 0;
         if ((t && c) || csg > STAGE_OPERATIONAL || (t && (nsg <= csg || nsg == 2))) {
-            return LoginStatus.INITIATOR_ERROR;
+            return refuse(LoginStatus.INITIATOR_ERROR, "invalid stage transition (T/C/CSG/NSG)");
         }
         if (stage >= 0 && csg != stage) {
-            return LoginStatus.INITIATOR_ERROR;
+            return refuse(LoginStatus.INITIATOR_ERROR, "request for a stage other than the current one");
         }
         return LoginStatus.SUCCESS;
     }
@@ -213,13 +232,18 @@ public final class LoginNegotiator {
                           List<Map.Entry<String, String>> answer) {
         Map<String, String> sessionKeys = new HashMap<>();
         for (Map.Entry<String, String> pair : pairs) {
-            boolean answersOffer = operational.pendingOffer(pair.getKey());
-            if (!answersOffer && !seenKeys.add(pair.getKey())) {
-                return LoginStatus.INITIATOR_ERROR; // RFC 7143 6.2: no key may be negotiated twice
-            }
             KeyRule rule = OperationalKeys.find(pair.getKey());
             if (rule != null && rule.kind() == KeyKind.SESSION) {
-                sessionKeys.put(pair.getKey(), pair.getValue());
+                // Declarations, not negotiations: some initiators (jSCSI) repeat them in every
+                // request; laterSessionKeys accepts a repeat only with the same value.
+                if (sessionKeys.put(pair.getKey(), pair.getValue()) != null) {
+                    return refuse(LoginStatus.INITIATOR_ERROR, "session key declared twice in one text");
+                }
+                continue;
+            }
+            boolean answersOffer = operational.pendingOffer(pair.getKey());
+            if (!answersOffer && !seenKeys.add(pair.getKey())) {
+                return refuse(LoginStatus.INITIATOR_ERROR, "key negotiated twice"); // RFC 7143 6.2: no key may be negotiated twice
             }
         }
         int status = identified ? laterSessionKeys(sessionKeys) : identify(sessionKeys, csg);
@@ -253,7 +277,14 @@ public final class LoginNegotiator {
                 case SESSION -> { }
                 case SECURITY -> {
                     if (csg != STAGE_SECURITY) {
-                        return LoginStatus.INITIATOR_ERROR; // RFC 7143 6.3: security keys in the security stage only
+                        if (acceptsLateAuthMethodNone(key, pair.getValue())) {
+                            // jSCSI starts in the operational stage and still offers AuthMethod=None:
+                            // answer with what is in force instead of failing an otherwise valid login.
+                            answer.add(Map.entry(key, "None"));
+                            continue;
+                        }
+                        // RFC 7143 6.3: security keys belong to the security stage
+                        return refuse(LoginStatus.INITIATOR_ERROR, "security key outside the security stage");
                     }
                     if (key.equals("AuthMethod")) {
                         authOffer = pair.getValue();
@@ -300,7 +331,7 @@ public final class LoginNegotiator {
         if (authOffer != null) {
             authMethod = chooseAuthMethod(authOffer);
             if (authMethod == null) {
-                return LoginStatus.AUTHENTICATION_FAILURE;
+                return refuse(LoginStatus.AUTHENTICATION_FAILURE, "no acceptable AuthMethod offered");
             }
             answer.add(Map.entry("AuthMethod", authMethod));
             authenticated = authMethod.equals("None");
@@ -309,7 +340,7 @@ public final class LoginNegotiator {
             return LoginStatus.SUCCESS;
         }
         if (!"CHAP".equals(authMethod) || authOffer != null) {
-            return LoginStatus.INITIATOR_ERROR; // CHAP keys before CHAP was agreed
+            return refuse(LoginStatus.INITIATOR_ERROR, "CHAP keys before CHAP was agreed"); // CHAP keys before CHAP was agreed
         }
         int status = chap.onKeys(chapKeys, answer);
         authenticated = chap.done();
@@ -334,7 +365,7 @@ public final class LoginNegotiator {
         targetName = keys.get("TargetName");
         sessionType = keys.getOrDefault("SessionType", "Normal");
         if (initiatorName == null || initiatorName.isEmpty()) {
-            return LoginStatus.MISSING_PARAMETER;
+            return refuse(LoginStatus.MISSING_PARAMETER, "InitiatorName missing");
         }
         if (!sessionType.equals("Normal") && !sessionType.equals("Discovery")) {
             return LoginStatus.SESSION_TYPE_NOT_SUPPORTED;
@@ -354,7 +385,7 @@ public final class LoginNegotiator {
         if (csg == STAGE_OPERATIONAL) {
             // The initiator skipped the security stage: fine only for a target without CHAP.
             if (chap != null) {
-                return LoginStatus.AUTHENTICATION_FAILURE;
+                return refuse(LoginStatus.AUTHENTICATION_FAILURE, "authentication failed");
             }
             authenticated = true;
         }
@@ -363,24 +394,34 @@ public final class LoginNegotiator {
 
     private int findTarget() {
         if (targetName == null || targetName.isEmpty()) {
-            return LoginStatus.MISSING_PARAMETER;
+            return refuse(LoginStatus.MISSING_PARAMETER, "TargetName missing");
         }
         target = context.findTarget(targetName);
         if (target == null) {
-            return LoginStatus.NOT_FOUND;
+            return refuse(LoginStatus.NOT_FOUND, "target not found");
         }
         if (!target.allows(initiatorName)) {
-            return LoginStatus.AUTHORIZATION_FAILURE;
+            return refuse(LoginStatus.AUTHORIZATION_FAILURE, "initiator not in the target's ACL");
         }
         targetName = target.name();
         return LoginStatus.SUCCESS;
     }
 
-    /** Session keys after the first text: only InitiatorAlias may still come. */
+    /**
+     * Session keys after the first text: InitiatorAlias may still come; InitiatorName, TargetName
+     * and SessionType may only be repeated unchanged (RFC 7143 6.2: a declaration cannot change).
+     */
     private int laterSessionKeys(Map<String, String> keys) {
-        for (String key : keys.keySet()) {
-            if (!key.equals("InitiatorAlias")) {
-                return LoginStatus.INITIATOR_ERROR;
+        for (Map.Entry<String, String> key : keys.entrySet()) {
+            String first = switch (key.getKey()) {
+                case "InitiatorAlias" -> key.getValue();
+                case "InitiatorName" -> initiatorName;
+                case "TargetName" -> targetName == null ? key.getValue() : targetName;
+                case "SessionType" -> sessionType;
+                default -> null;
+            };
+            if (first == null || !first.equalsIgnoreCase(key.getValue())) {
+                return refuse(LoginStatus.INITIATOR_ERROR, "session key changed during login");
             }
         }
         if (keys.containsKey("InitiatorAlias")) {

@@ -253,7 +253,12 @@ public final class IscsiConnection extends ChannelDuplexHandler {
         }
         switch (step.kind()) {
             case CONTINUE -> ctx.writeAndFlush(step.response());
-            case FAILED -> ctx.writeAndFlush(step.response()).addListener(ChannelFutureListener.CLOSE);
+            case FAILED -> {
+                // RFC 7143 11.13.5: Status-Class and Status-Detail are bytes 36 and 37 of the response
+                LOG.info("connection {}: login refused with status 0x{}: {}", ctx.channel().remoteAddress(),
+                        Integer.toHexString(step.response().bhs().getUnsignedShort(36)), negotiator.refusalReason());
+                ctx.writeAndFlush(step.response()).addListener(ChannelFutureListener.CLOSE);
+            }
             case FULL_FEATURE -> loginSucceeded(step);
         }
     }

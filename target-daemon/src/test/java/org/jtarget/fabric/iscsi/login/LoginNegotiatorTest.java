@@ -564,10 +564,19 @@ class LoginNegotiatorTest {
     }
 
     @Test
-    void securityKeysInOperationalStageAreAnInitiatorError() {
+    void chapKeysInOperationalStageAreAnInitiatorError() {
+        Map<String, String> first = firstKeys(TARGET);
+        first.put("CHAP_A", "5");
+        assertThat(status(send(true, OPERATIONAL, FFP, first))).isEqualTo(LoginStatus.INITIATOR_ERROR);
+    }
+
+    @Test
+    void authMethodNoneInOperationalStageIsAnsweredNoneWhenNoChapIsNeeded() {
         Map<String, String> first = firstKeys(TARGET);
         first.put("AuthMethod", "None");
-        assertThat(status(send(true, OPERATIONAL, FFP, first))).isEqualTo(LoginStatus.INITIATOR_ERROR);
+        LoginStep step = send(true, OPERATIONAL, FFP, first);
+        assertThat(status(step)).isEqualTo(LoginStatus.SUCCESS);
+        assertThat(answers(step)).containsEntry("AuthMethod", "None");
     }
 
     @Test
