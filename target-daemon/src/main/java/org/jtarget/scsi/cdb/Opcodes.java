@@ -13,22 +13,34 @@ public final class Opcodes {
     public static final int READ_CAPACITY_10 = 0x25;
     public static final int READ_10 = 0x28;
     public static final int WRITE_10 = 0x2A;
+    public static final int WRITE_AND_VERIFY_10 = 0x2E;
     public static final int VERIFY_10 = 0x2F;
+    public static final int PRE_FETCH_10 = 0x34;
     public static final int SYNCHRONIZE_CACHE_10 = 0x35;
     public static final int MODE_SELECT_10 = 0x55;
     public static final int MODE_SENSE_10 = 0x5A;
     public static final int READ_16 = 0x88;
+    public static final int COMPARE_AND_WRITE = 0x89;
     public static final int WRITE_16 = 0x8A;
+    public static final int ORWRITE_16 = 0x8B;
+    public static final int WRITE_AND_VERIFY_16 = 0x8E;
     public static final int VERIFY_16 = 0x8F;
+    public static final int PRE_FETCH_16 = 0x90;
     public static final int SYNCHRONIZE_CACHE_16 = 0x91;
     public static final int SERVICE_ACTION_IN_16 = 0x9E;
     public static final int REPORT_LUNS = 0xA0;
+    public static final int MAINTENANCE_IN = 0xA3;
     public static final int READ_12 = 0xA8;
     public static final int WRITE_12 = 0xAA;
+    public static final int WRITE_AND_VERIFY_12 = 0xAE;
     public static final int VERIFY_12 = 0xAF;
 
     /** SERVICE ACTION IN(16) service actions (SBC-4 5.x). */
     public static final int SA_READ_CAPACITY_16 = 0x10;
+
+    /** MAINTENANCE IN service actions (SPC-4 6.35, 6.37). */
+    public static final int SA_REPORT_SUPPORTED_OPERATION_CODES = 0x0C;
+    public static final int SA_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS = 0x0D;
 
     private Opcodes() {
     }

@@ -1,6 +1,7 @@
 package org.jtarget.scsi.dispatch;
 
 import io.netty.util.concurrent.FastThreadLocal;
+import org.jtarget.scsi.lun.LbaRangeLock;
 import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.ScsiTargetCore;
 import org.jtarget.scsi.sense.SenseBuilder;
@@ -26,6 +27,8 @@ public final class CommandContext implements Runnable {
     public static final int STATE_WRITE_PENDING = 1;
     public static final int STATE_EXECUTING = 2;
     public static final int STATE_DONE = 3;
+    /** Waiting for an overlapping COMPARE AND WRITE / ORWRITE (or for others, if it is one). */
+    public static final int STATE_RANGE_WAIT = 4;
 
     private static final int POOL_CAP = 1024;
     private static final FastThreadLocal<ArrayDeque<CommandContext>> POOL = new FastThreadLocal<>() {
@@ -36,6 +39,8 @@ public final class CommandContext implements Runnable {
     };
 
     private final Runnable completion = this::complete;
+    private final Runnable resume = this::resume;
+    private final LbaRangeLock.Holder rangeHolder = new LbaRangeLock.Holder(this::rangeGranted);
 
     private ScsiCommand cmd;
     private LogicalUnit lu;
@@ -111,6 +116,18 @@ public final class CommandContext implements Runnable {
     private void complete() {
         dispatcher.finish(this);
     }
+
+    /** Range lock granted (on the releasing thread): continue on this command's event loop. */
+    private void rangeGranted() {
+        cmd.eventLoop().execute(resume);
+    }
+
+    private void resume() {
+        dispatcher.resumeAfterRangeLock(this);
+    }
+
+    /** This command's node in its LU's {@link LbaRangeLock}. */
+    LbaRangeLock.Holder rangeHolder() { return rangeHolder; }
 
     /** The Runnable that ends this command on its event loop. */
     public Runnable completion() { return completion; }

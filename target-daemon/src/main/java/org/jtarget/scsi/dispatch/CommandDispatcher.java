@@ -40,6 +40,11 @@ public final class CommandDispatcher {
         this.table = table;
     }
 
+    /** The command table this dispatcher serves (REPORT SUPPORTED OPERATION CODES reads it). */
+    public CommandTable table() {
+        return table;
+    }
+
     /** Gate, parse and start a command (on the fabric's event loop). */
     public void submit(ScsiCommand cmd) {
         CommandContext ctx = CommandContext.acquire();
@@ -90,6 +95,10 @@ public final class CommandDispatcher {
         LogicalUnit lu = target.logicalUnit(cmd.lun());
         ctx.lu(lu);
         ctx.entry(entry);
+        if (entry == null && lu != null && table.row(cmd.opcode()) != null) {
+            // SPC-4 4.2.5.x: a supported opcode with an unsupported service action is INVALID FIELD IN CDB
+            return ctx.invalidCdbField(1, 4);
+        }
         if (entry != null && (cmd.cdb()[entry.cdbLength() - 1] & CONTROL_NACA_LINK) != 0) {
             // SAM-5 5.2: NACA (bit 2) and LINK (bit 0, obsolete) are not supported
             return ctx.invalidCdbField(entry.cdbLength() - 1, SenseBuilder.NONE);
@@ -119,6 +128,29 @@ public final class CommandDispatcher {
     private static final int CONTROL_NACA_LINK = 0x05;
 
     private void execute(CommandContext ctx) {
+        LogicalUnit lu = ctx.lu();
+        OpcodeEntry entry = ctx.entry();
+        if (lu != null && ctx.blocks() > 0 && entry.has(OpcodeEntry.RANGE_SHARED | OpcodeEntry.RANGE_EXCLUSIVE)) {
+            ctx.state(CommandContext.STATE_RANGE_WAIT);
+            if (!lu.rangeLock().acquire(ctx.rangeHolder(), ctx.lba(), ctx.blocks(),
+                    entry.has(OpcodeEntry.RANGE_EXCLUSIVE))) {
+                return; // resumeAfterRangeLock runs on the event loop once the range is free
+            }
+        }
+        executeInRange(ctx);
+    }
+
+    /** The command's LBA range became free: execute it (on its event loop). */
+    void resumeAfterRangeLock(CommandContext ctx) {
+        try {
+            executeInRange(ctx);
+        } catch (RuntimeException e) {
+            internalError(ctx, e);
+            finish(ctx);
+        }
+    }
+
+    private void executeInRange(CommandContext ctx) {
         ctx.state(CommandContext.STATE_EXECUTING);
         LogicalUnit lu = ctx.lu();
         if (ctx.entry().has(OpcodeEntry.MEDIUM_IO) && lu != null && !lu.store().isNonBlocking()) {
@@ -172,6 +204,9 @@ public final class CommandDispatcher {
         ScsiCommand cmd = ctx.cmd();
         LogicalUnit lu = ctx.lu();
         ctx.state(CommandContext.STATE_DONE);
+        if (lu != null) {
+            lu.rangeLock().release(ctx.rangeHolder()); // may schedule commands waiting for the range
+        }
         List<TmfCompletion> waiters = lu == null ? null : lu.taskSet().remove(ctx);
         boolean aborted = cmd.isAborted();
         if (!aborted) {

@@ -1,5 +1,8 @@
 package org.jtarget.scsi.dispatch;
 
+import org.jtarget.scsi.sbc.SbcCompareAndWrite;
+import org.jtarget.scsi.sbc.SbcOrWrite;
+import org.jtarget.scsi.sbc.SbcPreFetch;
 import org.jtarget.scsi.sbc.SbcReadCapacity;
 import org.jtarget.scsi.sbc.SbcReadWrite;
 import org.jtarget.scsi.sbc.SbcStartStopUnit;
@@ -8,6 +11,8 @@ import org.jtarget.scsi.spc.SpcInquiry;
 import org.jtarget.scsi.spc.SpcModeSelect;
 import org.jtarget.scsi.spc.SpcModeSense;
 import org.jtarget.scsi.spc.SpcReportLuns;
+import org.jtarget.scsi.spc.SpcReportSupportedOpcodes;
+import org.jtarget.scsi.spc.SpcReportSupportedTmfs;
 import org.jtarget.scsi.spc.SpcRequestSense;
 import org.jtarget.scsi.spc.SpcTestUnitReady;
 
@@ -17,49 +22,90 @@ import static org.jtarget.scsi.sbc.SbcReadWrite.Kind.*;
 
 /**
  * Every supported command, in opcode order (DESIGN 3 "Dispatch"; tgt's table idea): reading this
- * list shows what jtarget implements. Opcodes not listed get INVALID COMMAND OPERATION CODE.
- * Handlers are stateless, so one table serves every target.
+ * list shows what jtarget implements, and REPORT SUPPORTED OPERATION CODES is generated from it.
+ * Opcodes not listed get INVALID COMMAND OPERATION CODE. Handlers are stateless, so one table
+ * serves every target.
+ *
+ * <p>The last column of each row is its CDB usage map (SPC-4 6.35.3): a one bit for every CDB bit
+ * the handler honours. Fields the core only accepts as zero (RDPROTECT/WRPROTECT, NACA/LINK) are
+ * zero there: for this device server they are not supported.
  */
 public final class CommandTable {
 
     private static final int SERVICE_ACTION_MASK = 0x1F;
+    private static final int READ_IO = MEDIUM_IO | RANGE_SHARED;
+    private static final int WRITE_IO = MEDIUM_IO | WRITES_MEDIUM | RANGE_SHARED;
+    private static final int RMW_IO = MEDIUM_IO | WRITES_MEDIUM | RANGE_EXCLUSIVE;
+    private static final String LBA10 = " FFFFFFFF 00 FFFF 00";
+    private static final String LBA12 = " FFFFFFFF FFFFFFFF 00 00";
+    private static final String LBA16 = " FFFFFFFFFFFFFFFF FFFFFFFF 00 00";
 
     private final OpcodeEntry[] entries = new OpcodeEntry[256];
 
     /** The standard table. */
     public CommandTable() {
         int noLun = NO_LUN_OK | UA_EXEMPT;
-        add(OpcodeEntry.of(TEST_UNIT_READY, "TEST UNIT READY", 6, new SpcTestUnitReady(), 0));
-        add(OpcodeEntry.of(REQUEST_SENSE, "REQUEST SENSE", 6, new SpcRequestSense(), noLun));
-        add(OpcodeEntry.of(READ_6, "READ(6)", 6, new SbcReadWrite(READ, 6), MEDIUM_IO));
-        add(OpcodeEntry.of(WRITE_6, "WRITE(6)", 6, new SbcReadWrite(WRITE, 6), MEDIUM_IO | WRITES_MEDIUM));
-        add(OpcodeEntry.of(INQUIRY, "INQUIRY", 6, new SpcInquiry(), noLun));
-        add(OpcodeEntry.of(MODE_SELECT_6, "MODE SELECT(6)", 6, new SpcModeSelect(false), 0));
-        add(OpcodeEntry.of(MODE_SENSE_6, "MODE SENSE(6)", 6, new SpcModeSense(false), 0));
-        add(OpcodeEntry.of(START_STOP_UNIT, "START STOP UNIT", 6, new SbcStartStopUnit(), 0));
-        add(OpcodeEntry.of(READ_CAPACITY_10, "READ CAPACITY(10)", 10, new SbcReadCapacity(false), 0));
-        add(OpcodeEntry.of(READ_10, "READ(10)", 10, new SbcReadWrite(READ, 10), MEDIUM_IO));
-        add(OpcodeEntry.of(WRITE_10, "WRITE(10)", 10, new SbcReadWrite(WRITE, 10), MEDIUM_IO | WRITES_MEDIUM));
-        add(OpcodeEntry.of(VERIFY_10, "VERIFY(10)", 10, new SbcReadWrite(VERIFY, 10), MEDIUM_IO));
-        add(OpcodeEntry.of(SYNCHRONIZE_CACHE_10, "SYNCHRONIZE CACHE(10)", 10, new SbcSynchronizeCache(false), MEDIUM_IO));
-        add(OpcodeEntry.of(MODE_SELECT_10, "MODE SELECT(10)", 10, new SpcModeSelect(true), 0));
-        add(OpcodeEntry.of(MODE_SENSE_10, "MODE SENSE(10)", 10, new SpcModeSense(true), 0));
-        add(OpcodeEntry.of(READ_16, "READ(16)", 16, new SbcReadWrite(READ, 16), MEDIUM_IO));
-        add(OpcodeEntry.of(WRITE_16, "WRITE(16)", 16, new SbcReadWrite(WRITE, 16), MEDIUM_IO | WRITES_MEDIUM));
-        add(OpcodeEntry.of(VERIFY_16, "VERIFY(16)", 16, new SbcReadWrite(VERIFY, 16), MEDIUM_IO));
-        add(OpcodeEntry.of(SYNCHRONIZE_CACHE_16, "SYNCHRONIZE CACHE(16)", 16, new SbcSynchronizeCache(true), MEDIUM_IO));
+        add(OpcodeEntry.of(TEST_UNIT_READY, "TEST UNIT READY", 6, new SpcTestUnitReady(), 0, "00 00 00 00 00 00"));
+        add(OpcodeEntry.of(REQUEST_SENSE, "REQUEST SENSE", 6, new SpcRequestSense(), noLun, "03 01 00 00 FF 00"));
+        add(OpcodeEntry.of(READ_6, "READ(6)", 6, new SbcReadWrite(READ, 6), READ_IO, "08 1F FFFF FF 00"));
+        add(OpcodeEntry.of(WRITE_6, "WRITE(6)", 6, new SbcReadWrite(WRITE, 6), WRITE_IO, "0A 1F FFFF FF 00"));
+        add(OpcodeEntry.of(INQUIRY, "INQUIRY", 6, new SpcInquiry(), noLun, "12 01 FF FFFF 00"));
+        add(OpcodeEntry.of(MODE_SELECT_6, "MODE SELECT(6)", 6, new SpcModeSelect(false), 0, "15 10 00 00 FF 00"));
+        add(OpcodeEntry.of(MODE_SENSE_6, "MODE SENSE(6)", 6, new SpcModeSense(false), 0, "1A 08 FF FF FF 00"));
+        add(OpcodeEntry.of(START_STOP_UNIT, "START STOP UNIT", 6, new SbcStartStopUnit(), 0, "1B 01 00 0F F7 00"));
+        add(OpcodeEntry.of(READ_CAPACITY_10, "READ CAPACITY(10)", 10, new SbcReadCapacity(false), 0,
+                "25 00 00000000 00 00 00 00"));
+        add(OpcodeEntry.of(READ_10, "READ(10)", 10, new SbcReadWrite(READ, 10), READ_IO, "28 18" + LBA10));
+        add(OpcodeEntry.of(WRITE_10, "WRITE(10)", 10, new SbcReadWrite(WRITE, 10), WRITE_IO, "2A 18" + LBA10));
+        add(OpcodeEntry.of(WRITE_AND_VERIFY_10, "WRITE AND VERIFY(10)", 10, new SbcReadWrite(WRITE_AND_VERIFY, 10),
+                WRITE_IO, "2E 16" + LBA10));
+        add(OpcodeEntry.of(VERIFY_10, "VERIFY(10)", 10, new SbcReadWrite(VERIFY, 10), READ_IO, "2F 16" + LBA10));
+        add(OpcodeEntry.of(PRE_FETCH_10, "PRE-FETCH(10)", 10, new SbcPreFetch(false), 0, "34 02" + LBA10));
+        add(OpcodeEntry.of(SYNCHRONIZE_CACHE_10, "SYNCHRONIZE CACHE(10)", 10, new SbcSynchronizeCache(false),
+                MEDIUM_IO, "35 02" + LBA10));
+        add(OpcodeEntry.of(MODE_SELECT_10, "MODE SELECT(10)", 10, new SpcModeSelect(true), 0,
+                "55 10 00 00 00 00 00 FFFF 00"));
+        add(OpcodeEntry.of(MODE_SENSE_10, "MODE SENSE(10)", 10, new SpcModeSense(true), 0,
+                "5A 18 FF FF 00 00 00 FFFF 00"));
+        add(OpcodeEntry.of(READ_16, "READ(16)", 16, new SbcReadWrite(READ, 16), READ_IO, "88 18" + LBA16));
+        add(OpcodeEntry.of(COMPARE_AND_WRITE, "COMPARE AND WRITE", 16, new SbcCompareAndWrite(), RMW_IO,
+                "89 18 FFFFFFFFFFFFFFFF 000000 FF 00 00"));
+        add(OpcodeEntry.of(WRITE_16, "WRITE(16)", 16, new SbcReadWrite(WRITE, 16), WRITE_IO, "8A 18" + LBA16));
+        add(OpcodeEntry.of(ORWRITE_16, "ORWRITE(16)", 16, new SbcOrWrite(), RMW_IO, "8B 18" + LBA16));
+        add(OpcodeEntry.of(WRITE_AND_VERIFY_16, "WRITE AND VERIFY(16)", 16, new SbcReadWrite(WRITE_AND_VERIFY, 16),
+                WRITE_IO, "8E 16" + LBA16));
+        add(OpcodeEntry.of(VERIFY_16, "VERIFY(16)", 16, new SbcReadWrite(VERIFY, 16), READ_IO, "8F 16" + LBA16));
+        add(OpcodeEntry.of(PRE_FETCH_16, "PRE-FETCH(16)", 16, new SbcPreFetch(true), 0, "90 02" + LBA16));
+        add(OpcodeEntry.of(SYNCHRONIZE_CACHE_16, "SYNCHRONIZE CACHE(16)", 16, new SbcSynchronizeCache(true),
+                MEDIUM_IO, "91 02" + LBA16));
         add(serviceActionIn16());
-        add(OpcodeEntry.of(REPORT_LUNS, "REPORT LUNS", 12, new SpcReportLuns(), noLun));
-        add(OpcodeEntry.of(READ_12, "READ(12)", 12, new SbcReadWrite(READ, 12), MEDIUM_IO));
-        add(OpcodeEntry.of(WRITE_12, "WRITE(12)", 12, new SbcReadWrite(WRITE, 12), MEDIUM_IO | WRITES_MEDIUM));
-        add(OpcodeEntry.of(VERIFY_12, "VERIFY(12)", 12, new SbcReadWrite(VERIFY, 12), MEDIUM_IO));
+        add(OpcodeEntry.of(REPORT_LUNS, "REPORT LUNS", 12, new SpcReportLuns(), noLun,
+                "A0 00 FF 000000 FFFFFFFF 00 00"));
+        add(maintenanceIn());
+        add(OpcodeEntry.of(READ_12, "READ(12)", 12, new SbcReadWrite(READ, 12), READ_IO, "A8 18" + LBA12));
+        add(OpcodeEntry.of(WRITE_12, "WRITE(12)", 12, new SbcReadWrite(WRITE, 12), WRITE_IO, "AA 18" + LBA12));
+        add(OpcodeEntry.of(WRITE_AND_VERIFY_12, "WRITE AND VERIFY(12)", 12, new SbcReadWrite(WRITE_AND_VERIFY, 12),
+                WRITE_IO, "AE 16" + LBA12));
+        add(OpcodeEntry.of(VERIFY_12, "VERIFY(12)", 12, new SbcReadWrite(VERIFY, 12), READ_IO, "AF 16" + LBA12));
     }
 
     private static OpcodeEntry serviceActionIn16() {
         OpcodeEntry[] sa = new OpcodeEntry[32];
-        sa[SA_READ_CAPACITY_16] = OpcodeEntry.of(SERVICE_ACTION_IN_16, "READ CAPACITY(16)", 16,
-                new SbcReadCapacity(true), 0);
-        return new OpcodeEntry(SERVICE_ACTION_IN_16, "SERVICE ACTION IN(16)", 16, null, 0, sa);
+        sa[SA_READ_CAPACITY_16] = OpcodeEntry.ofServiceAction(SERVICE_ACTION_IN_16, SA_READ_CAPACITY_16,
+                "READ CAPACITY(16)", 16, new SbcReadCapacity(true), 0, "9E 10 0000000000000000 FFFFFFFF 00 00");
+        return new OpcodeEntry(SERVICE_ACTION_IN_16, -1, "SERVICE ACTION IN(16)", 16, null, 0, null, sa);
+    }
+
+    /** MAINTENANCE IN (SPC-4 6.x, A3h): the service actions jtarget answers. */
+    private static OpcodeEntry maintenanceIn() {
+        OpcodeEntry[] sa = new OpcodeEntry[32];
+        sa[SA_REPORT_SUPPORTED_OPERATION_CODES] = OpcodeEntry.ofServiceAction(MAINTENANCE_IN,
+                SA_REPORT_SUPPORTED_OPERATION_CODES, "REPORT SUPPORTED OPERATION CODES", 12,
+                new SpcReportSupportedOpcodes(), 0, "A3 0C 87 FF FFFF FFFFFFFF 00 00");
+        sa[SA_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS] = OpcodeEntry.ofServiceAction(MAINTENANCE_IN,
+                SA_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS, "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS", 12,
+                new SpcReportSupportedTmfs(), 0, "A3 0D 80 000000 FFFFFFFF 00 00");
+        return new OpcodeEntry(MAINTENANCE_IN, -1, "MAINTENANCE IN", 12, null, 0, null, sa);
     }
 
     private void add(OpcodeEntry e) {
@@ -76,5 +122,13 @@ public final class CommandTable {
             return e.serviceActions()[cdb[1] & SERVICE_ACTION_MASK];
         }
         return e;
+    }
+
+    /**
+     * The top-level row of {@code opcode}: a command, or a holder whose {@link OpcodeEntry#serviceActions}
+     * lists the supported service actions; null if the opcode is not supported.
+     */
+    public OpcodeEntry row(int opcode) {
+        return entries[opcode & 0xFF];
     }
 }

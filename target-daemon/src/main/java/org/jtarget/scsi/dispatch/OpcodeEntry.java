@@ -1,17 +1,24 @@
 package org.jtarget.scsi.dispatch;
 
+import java.util.HexFormat;
+
 /**
  * One row of the {@link CommandTable} (DESIGN 3 "Dispatch").
  *
  * @param opcode         operation code
+ * @param serviceAction  service action (CDB byte 1 bits 4..0) for a service-action row, else -1
  * @param name           T10 name, for logs
  * @param cdbLength      CDB length; the control byte is its last byte (SAM-5 5.2)
  * @param handler        parser and executor, or null for a row that only holds service actions
- * @param flags          {@link #NO_LUN_OK}, {@link #UA_EXEMPT}, {@link #MEDIUM_IO}, {@link #WRITES_MEDIUM}
+ * @param flags          {@link #NO_LUN_OK}, {@link #UA_EXEMPT}, {@link #MEDIUM_IO}, {@link #WRITES_MEDIUM},
+ *                       {@link #RANGE_SHARED}, {@link #RANGE_EXCLUSIVE}
+ * @param cdbUsage       the CDB USAGE DATA bit map (SPC-4 6.35.3): byte 0 the opcode, byte 1 the
+ *                       service action for service-action rows, every other bit set to one iff the
+ *                       handler honours it; exactly {@code cdbLength} bytes (null for a holder row)
  * @param serviceActions 32 rows by SERVICE ACTION (CDB byte 1 bits 4..0), or null
  */
-public record OpcodeEntry(int opcode, String name, int cdbLength, CommandHandler handler, int flags,
-                          OpcodeEntry[] serviceActions) {
+public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLength, CommandHandler handler,
+                          int flags, byte[] cdbUsage, OpcodeEntry[] serviceActions) {
 
     /** Allowed on a LUN with no logical unit (SPC-4 4.x: INQUIRY, REPORT LUNS, REQUEST SENSE). */
     public static final int NO_LUN_OK = 1;
@@ -21,13 +28,53 @@ public record OpcodeEntry(int opcode, String name, int cdbLength, CommandHandler
     public static final int MEDIUM_IO = 1 << 2;
     /** Modifies the medium: refused with DATA PROTECT on a read-only LU. */
     public static final int WRITES_MEDIUM = 1 << 3;
+    /**
+     * Touches the LBA range [lba, lba + blocks) of the context: waits while an overlapping
+     * {@link #RANGE_EXCLUSIVE} command holds it (SBC-4 5.3: COMPARE AND WRITE is atomic).
+     */
+    public static final int RANGE_SHARED = 1 << 4;
+    /** Read-compare/modify-write: holds its LBA range alone while it executes. */
+    public static final int RANGE_EXCLUSIVE = 1 << 5;
 
-    /** A plain row. */
-    public static OpcodeEntry of(int opcode, String name, int cdbLength, CommandHandler handler, int flags) {
-        return new OpcodeEntry(opcode, name, cdbLength, handler, flags, null);
+    public OpcodeEntry {
+        if (cdbUsage != null) {
+            if (cdbUsage.length != cdbLength || (cdbUsage[0] & 0xFF) != opcode) {
+                throw new IllegalArgumentException(name + ": CDB usage map must be " + cdbLength
+                        + " bytes starting with the opcode");
+            }
+            if (serviceAction >= 0 && (cdbUsage[1] & 0x1F) != serviceAction) {
+                throw new IllegalArgumentException(name + ": CDB usage byte 1 must hold the service action");
+            }
+        }
     }
 
+    /**
+     * A plain row.
+     *
+     * @param usageHex the CDB usage map in hex, spaces allowed (e.g. {@code "28 18 FFFFFFFF 00 FFFF 00"})
+     */
+    public static OpcodeEntry of(int opcode, String name, int cdbLength, CommandHandler handler, int flags,
+                                 String usageHex) {
+        return new OpcodeEntry(opcode, -1, name, cdbLength, handler, flags, usage(usageHex), null);
+    }
+
+    /** A service-action row (for a sub-table). */
+    public static OpcodeEntry ofServiceAction(int opcode, int serviceAction, String name, int cdbLength,
+                                              CommandHandler handler, int flags, String usageHex) {
+        return new OpcodeEntry(opcode, serviceAction, name, cdbLength, handler, flags, usage(usageHex), null);
+    }
+
+    private static byte[] usage(String hex) {
+        return HexFormat.of().parseHex(hex.replace(" ", ""));
+    }
+
+    /** True if any of the bits in {@code flag} is set. */
     public boolean has(int flag) {
         return (flags & flag) != 0;
+    }
+
+    /** True for a row reached through a service action (reported with SERVACTV = 1). */
+    public boolean isServiceAction() {
+        return serviceAction >= 0;
     }
 }

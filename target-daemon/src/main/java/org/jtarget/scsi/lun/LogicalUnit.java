@@ -21,6 +21,7 @@ public final class LogicalUnit {
     private final ModeParameters modes;
     private final UnitAttentions unitAttentions = new UnitAttentions();
     private final TaskSet taskSet = new TaskSet();
+    private final LbaRangeLock rangeLock = new LbaRangeLock();
 
     /**
      * @param definition LUN, store and flags
@@ -48,4 +49,6 @@ public final class LogicalUnit {
     public ModeParameters modes() { return modes; }
     public UnitAttentions unitAttentions() { return unitAttentions; }
     public TaskSet taskSet() { return taskSet; }
+    /** Orders COMPARE AND WRITE / ORWRITE against other commands on overlapping LBAs. */
+    public LbaRangeLock rangeLock() { return rangeLock; }
 }

@@ -10,6 +10,9 @@ public final class SbcLimits {
     /** Largest single transfer the core accepts, whatever the store says (bounds buffer sizes). */
     public static final int MAX_TRANSFER_BYTES = 16 * 1024 * 1024;
 
+    /** The NUMBER OF LOGICAL BLOCKS field of COMPARE AND WRITE is one byte. */
+    static final int MAX_COMPARE_AND_WRITE_BLOCKS = 255;
+
     private SbcLimits() {
     }
 
@@ -18,6 +21,14 @@ public final class SbcLimits {
         int core = MAX_TRANSFER_BYTES / lu.blockSize();
         int store = lu.info().maxTransferBlocks();
         return store > 0 ? Math.min(core, store) : core;
+    }
+
+    /**
+     * MAXIMUM COMPARE AND WRITE LENGTH in blocks (SBC-4 6.6.4; the CDB field is one byte): at most
+     * 255, and small enough that the 2n-block data-out stays within the maximum transfer length.
+     */
+    public static int maxCompareAndWriteBlocks(LogicalUnit lu) {
+        return Math.max(1, Math.min(MAX_COMPARE_AND_WRITE_BLOCKS, maxTransferBlocks(lu) / 2));
     }
 
     /**

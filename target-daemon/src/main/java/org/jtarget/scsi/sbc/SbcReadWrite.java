@@ -12,7 +12,8 @@ import org.jtarget.scsi.spi.ScsiCommand;
 import java.io.IOException;
 
 /**
- * READ, WRITE and VERIFY in their 6/10/12/16-byte forms (SBC-4 5.8-5.34). One instance per
+ * READ, WRITE, VERIFY and WRITE AND VERIFY in their 6/10/12/16-byte forms (SBC-4 5.8-5.34;
+ * WRITE AND VERIFY has no 6-byte form). One instance per
  * opcode, configured with the CDB layout; no allocation in parse or execute beyond the pooled
  * data-in buffer (and a slice wrapper when only part of the data-out arrived).
  *
@@ -26,7 +27,7 @@ import java.io.IOException;
 public final class SbcReadWrite implements CommandHandler {
 
     /** What the command does with the blocks. */
-    public enum Kind { READ, WRITE, VERIFY }
+    public enum Kind { READ, WRITE, VERIFY, WRITE_AND_VERIFY }
 
     static final int FLAGS_OFFSET = 1;
     private static final int PROTECT_MASK = 0xE0;
@@ -92,13 +93,17 @@ public final class SbcReadWrite implements CommandHandler {
             // SBC-4 4.22: no protection information, so RD/WR/VRPROTECT must be zero
             return ctx.invalidCdbField(FLAGS_OFFSET, 7);
         }
-        if (kind == Kind.VERIFY) {
+        if (kind == Kind.VERIFY || kind == Kind.WRITE_AND_VERIFY) {
             int bytchk = (flags >> BYTCHK_SHIFT) & 3;
             if (bytchk > 1) {
-                // SBC-4 5.31: 10b reserved; 11b (one block compared to each) not supported
+                // SBC-4 5.31: 10b reserved; 11b (one block compared to each) not supported.
+                // SBC-4 5.40-5.42 (WRITE AND VERIFY): 10b and 11b are reserved.
                 return ctx.invalidCdbField(FLAGS_OFFSET, 2);
             }
             ctx.mode(bytchk);
+            // WRITE AND VERIFY verifies the medium, so the write must reach it (no cached copy);
+            // DPO (bit 4) is a cache hint we accept and ignore
+            ctx.fua(kind == Kind.WRITE_AND_VERIFY);
         } else {
             ctx.fua((flags & FUA) != 0); // DPO (bit 4) is a cache hint we accept and ignore
         }
@@ -114,7 +119,7 @@ public final class SbcReadWrite implements CommandHandler {
         if (kind == Kind.READ) {
             // reads return the CDB's full length; the fabric trims to the EDTL and sets residuals
             cmd.dataIn(cmd.alloc().directBuffer(bytes));
-        } else if (kind == Kind.WRITE || ctx.mode() == 1) {
+        } else if (kind != Kind.VERIFY || ctx.mode() == 1) {
             cmd.dataOutLength(bytes);
         }
     }
@@ -128,6 +133,11 @@ public final class SbcReadWrite implements CommandHandler {
             case READ -> ctx.lu().store().read(ctx.lba(), ctx.blocks(), ctx.cmd().dataIn());
             case WRITE -> executeWrite(ctx);
             case VERIFY -> executeVerify(ctx);
+            case WRITE_AND_VERIFY -> {
+                // SBC-4 5.40: write, then verify the medium; BYTCHK 1 also compares with the data-out
+                executeWrite(ctx);
+                executeVerify(ctx);
+            }
         }
     }
 
@@ -145,7 +155,7 @@ public final class SbcReadWrite implements CommandHandler {
     }
 
     /** Bytes of whole blocks that arrived: min(arrived, CDB length), rounded down to blocks. */
-    private static int wholeBlockBytes(CommandContext ctx, ByteBuf data) {
+    static int wholeBlockBytes(CommandContext ctx, ByteBuf data) {
         if (data == null) {
             return 0;
         }
@@ -184,7 +194,7 @@ public final class SbcReadWrite implements CommandHandler {
         }
     }
 
-    private static int firstMismatch(ByteBuf medium, ByteBuf data, int dataIndex, int len) {
+    static int firstMismatch(ByteBuf medium, ByteBuf data, int dataIndex, int len) {
         for (int i = 0; i < len; i++) {
             if (medium.getByte(medium.readerIndex() + i) != data.getByte(dataIndex + i)) {
                 return i;

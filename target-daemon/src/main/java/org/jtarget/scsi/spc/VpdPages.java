@@ -113,7 +113,7 @@ final class VpdPages {
     /** SBC-4 6.6.4, page length 3Ch. */
     private static void writeBlockLimits(ByteBuf b, LogicalUnit lu) {
         b.writeByte(0); // WSNZ
-        b.writeByte(0); // MAXIMUM COMPARE AND WRITE LENGTH: not supported yet
+        b.writeByte(SbcLimits.maxCompareAndWriteBlocks(lu)); // MAXIMUM COMPARE AND WRITE LENGTH
         b.writeShort(1); // OPTIMAL TRANSFER LENGTH GRANULARITY
         b.writeInt(SbcLimits.maxTransferBlocks(lu));
         b.writeInt(lu.info().optimalTransferBlocks());

@@ -34,10 +34,24 @@ public final class TaskManagement {
                     resetLogicalUnit(lu, completion);
                 }
             }
-            case CLEAR_ACA, TASK_REASSIGN -> tmf.response(Response.FUNCTION_NOT_SUPPORTED); // no NACA, ERL<2
-            default -> runOnLogicalUnit(tmf, completion);
+            default -> {
+                if (supports(tmf.function())) {
+                    runOnLogicalUnit(tmf, completion);
+                } else {
+                    tmf.response(Response.FUNCTION_NOT_SUPPORTED);
+                }
+            }
         }
         completion.scanDone();
+    }
+
+    /**
+     * True if this core carries out {@code f} (REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS reports
+     * exactly these). CLEAR ACA: NACA is never accepted, so there is no ACA to clear; TASK
+     * REASSIGN: connection recovery (ErrorRecoveryLevel 2) is not implemented.
+     */
+    public static boolean supports(TmfRequest.Function f) {
+        return f != TmfRequest.Function.CLEAR_ACA && f != TmfRequest.Function.TASK_REASSIGN;
     }
 
     private void runOnLogicalUnit(TmfRequest tmf, TmfCompletion completion) {

@@ -25,7 +25,15 @@ class CommandDispatcherTest {
 
     @Test
     void unknownOpcodeGivesInvalidCommandOperationCode() {
-        assertSense(h.run(of(0xA3, 0x0C, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0)), 5, 0x20, 0);
+        assertSense(h.run(of(0xC0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0)), 5, 0x20, 0);
+    }
+
+    @Test
+    void unsupportedServiceActionGivesInvalidFieldInCdbAtByte1() {
+        Result r = h.run(of(0xA3, 0x1F, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0));
+        assertSense(r, 5, 0x24, 0);
+        assertThat(r.sense()[15] & 0xFF).isEqualTo(0xCC); // SKSV, C/D, BPV, bit 4
+        assertThat(r.sense()[17]).isEqualTo((byte) 1);
     }
 
     @Test

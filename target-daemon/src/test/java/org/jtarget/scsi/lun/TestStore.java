@@ -20,8 +20,13 @@ public final class TestStore implements Backstore {
     public RuntimeException bugNext;
 
     public TestStore(int blockSize, long blocks, boolean nonBlocking, boolean thin) {
+        this(blockSize, blocks, nonBlocking, thin, 0);
+    }
+
+    /** A store that reports {@code maxTransferBlocks} as its largest transfer (0 = no limit). */
+    public TestStore(int blockSize, long blocks, boolean nonBlocking, boolean thin, int maxTransferBlocks) {
         this.data = new byte[(int) (blockSize * blocks)];
-        this.info = new BackstoreInfo(blockSize, blocks, true, thin, false, 0, 0, "test-store");
+        this.info = new BackstoreInfo(blockSize, blocks, true, thin, false, maxTransferBlocks, 0, "test-store");
         this.nonBlocking = nonBlocking;
     }
 

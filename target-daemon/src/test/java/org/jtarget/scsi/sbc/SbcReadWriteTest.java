@@ -176,4 +176,51 @@ class SbcReadWriteTest {
     void readCapacity10WithNonZeroLbaGivesInvalidField() {
         assertSense(h.run(of(0x25, 0, 0, 0, 0, 1, 0, 0, 0, 0)), 5, 0x24, 0);
     }
+
+    @Test
+    void writeAndVerifyWritesToTheMediumThenReadsItBack() {
+        for (byte[] cdb : new byte[][]{rw10(0x2E, 0x10, 7, 2), rw16(0x8E, 0, 7, 2)}) {
+            store.calls.clear();
+            Result r = h.run(cdb, 2 * BS, filled(2 * BS, 0x33));
+            assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
+            assertThat(store.calls).containsExactly("write 7 2 fua", "read 7 2");
+        }
+        assertThat(store.data[8 * BS]).isEqualTo((byte) 0x33);
+    }
+
+    @Test
+    void writeAndVerify12WithByteCheckComparesWhatWasWritten() {
+        byte[] cdb = of(0xAE, 0x02, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0);
+        assertThat(h.run(cdb, BS, filled(BS, 0x44)).status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(store.calls).containsExactly("write 3 1 fua", "read 3 1");
+    }
+
+    @Test
+    void writeAndVerifyReservedByteCheckGivesInvalidFieldInCdb() {
+        Result r = h.run(rw10(0x2E, 0x04, 0, 1), BS, new byte[BS]);
+        assertSense(r, 5, 0x24, 0);
+        assertThat(h.events).doesNotContain("writePending " + BS);
+    }
+
+    @Test
+    void writeAndVerifyWrprotectGivesInvalidFieldInCdb() {
+        assertSense(h.run(rw10(0x2E, 0x20, 0, 1), BS, new byte[BS]), 5, 0x24, 0);
+    }
+
+    @Test
+    void writeAndVerifyBeyondEndGivesLbaOutOfRange() {
+        assertSense(h.run(rw16(0x8E, 0, BLOCKS, 1), BS, new byte[BS]), 5, 0x21, 0);
+    }
+
+    @Test
+    void writeAndVerifyZeroBlocksIsGoodWithoutIo() {
+        assertThat(h.run(rw10(0x2E, 0, 0, 0), 0, null).status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(store.calls).isEmpty();
+    }
+
+    @Test
+    void writeAndVerifyOnReadOnlyLuGivesWriteProtected() {
+        CoreHarness ro = CoreHarness.of(new TestStore(BS, BLOCKS, true, false), true);
+        assertSense(ro.run(rw10(0x2E, 0, 0, 1), BS, new byte[BS]), 7, 0x27, 0);
+    }
 }

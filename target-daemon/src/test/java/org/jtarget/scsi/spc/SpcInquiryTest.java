@@ -78,6 +78,7 @@ class SpcInquiryTest {
         assertThat(d).hasSize(64);
         int max = ((d[8] & 0xFF) << 24) | ((d[9] & 0xFF) << 16) | ((d[10] & 0xFF) << 8) | (d[11] & 0xFF);
         assertThat(max).isEqualTo(16 * 1024 * 1024 / 512);
+        assertThat(d[5] & 0xFF).as("MAXIMUM COMPARE AND WRITE LENGTH").isEqualTo(255);
     }
 
     @Test

@@ -1,0 +1,139 @@
+package org.jtarget.scsi.spc;
+
+import org.jtarget.scsi.lun.CoreHarness;
+import org.jtarget.scsi.lun.CoreHarness.Result;
+import org.jtarget.scsi.lun.TestStore;
+import org.jtarget.scsi.spi.ScsiStatus;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.jtarget.scsi.lun.Cdbs.of;
+
+class SpcReportSupportedOpcodesTest {
+
+    private final CoreHarness h = CoreHarness.of(new TestStore(512, 64, true, false), false);
+
+    private Result rsoc(int rctd, int options, int opcode, int sa) {
+        return h.run(of(0xA3, 0x0C, rctd << 7 | options, opcode, sa >>> 8, sa, 0, 0, 0xFF, 0xFF, 0, 0));
+    }
+
+    private static void assertInvalidFieldInCdb(Result r) {
+        assertThat(r.status()).isEqualTo(ScsiStatus.CHECK_CONDITION);
+        assertThat(new int[]{r.senseKey(), r.asc()}).containsExactly(5, 0x24);
+    }
+
+    /** (opcode, service action, servactv, cdb length) of every descriptor of an "all" report. */
+    private List<int[]> all(byte[] d, int descriptorLength) {
+        int length = ((d[0] & 0xFF) << 24) | ((d[1] & 0xFF) << 16) | ((d[2] & 0xFF) << 8) | (d[3] & 0xFF);
+        assertThat(length + 4).isEqualTo(d.length);
+        List<int[]> out = new ArrayList<>();
+        for (int p = 4; p < d.length; p += descriptorLength) {
+            out.add(new int[]{d[p] & 0xFF, ((d[p + 2] & 0xFF) << 8) | (d[p + 3] & 0xFF), d[p + 5] & 0xFF,
+                    ((d[p + 6] & 0xFF) << 8) | (d[p + 7] & 0xFF)});
+        }
+        return out;
+    }
+
+    @Test
+    void allCommandsListsEveryTableRowWithServiceActions() {
+        List<int[]> rows = all(rsoc(0, 0, 0, 0).dataIn(), 8);
+        assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0x28, 0, 0, 10));
+        assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0x89, 0, 0, 16));
+        assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0x8B, 0, 0, 16));
+        assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0x2E, 0, 0, 10));
+        assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0x90, 0, 0, 16));
+        assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0x9E, 0x10, 1, 16));
+        assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0xA3, 0x0C, 1, 12));
+        assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0xA3, 0x0D, 1, 12));
+        assertThat(rows.stream().filter(r -> r[0] == 0xA3).map(r -> r[1])).containsExactly(0x0C, 0x0D);
+    }
+
+    @Test
+    void everyListedCommandAnswersTheOneCommandFormLikeLibiscsiChecks() {
+        for (int[] r : all(rsoc(0, 0, 0, 0).dataIn(), 8)) {
+            boolean servactv = r[2] == 1;
+            assertInvalidFieldInCdbOrGood(rsoc(0, 1, r[0], r[1]), !servactv);
+            assertInvalidFieldInCdbOrGood(rsoc(0, 2, r[0], r[1]), servactv);
+            byte[] one = rsoc(0, servactv ? 2 : 1, r[0], r[1]).dataIn();
+            assertThat(one[1] & 0x07).isEqualTo(3); // supported, standard
+            int cdbSize = ((one[2] & 0xFF) << 8) | (one[3] & 0xFF);
+            assertThat(cdbSize).isEqualTo(r[3]);
+            assertThat(one).hasSize(4 + cdbSize);
+            assertThat(one[4] & 0xFF).isEqualTo(r[0]);
+            if (servactv) {
+                assertThat(one[5] & 0x1F).isEqualTo(r[1]);
+            }
+        }
+    }
+
+    private static void assertInvalidFieldInCdbOrGood(Result r, boolean good) {
+        if (good) {
+            assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
+        } else {
+            assertInvalidFieldInCdb(r);
+        }
+    }
+
+    @Test
+    void read10UsageDataShowsDpoAndFuaLikeModeSenseDpofua() {
+        byte[] one = rsoc(0, 1, 0x28, 0).dataIn();
+        assertThat(one[5] & 0x18).isEqualTo(0x18);
+        assertThat(one).containsExactly(0, 3, 0, 10, 0x28, 0x18, 0xFF - 256, 0xFF - 256, 0xFF - 256, 0xFF - 256,
+                0, 0xFF - 256, 0xFF - 256, 0);
+    }
+
+    @Test
+    void unsupportedOpcodeReportsSupport001() {
+        assertThat(rsoc(0, 1, 0xC0, 0).dataIn()).containsExactly(0, 1, 0, 0);
+        assertThat(rsoc(0, 2, 0xA3, 0x05).dataIn()).containsExactly(0, 1, 0, 0);
+    }
+
+    @Test
+    void option011ReportsEitherFormAndNeedsServiceActionZeroForPlainCommands() {
+        assertThat(rsoc(0, 3, 0x9E, 0x10).dataIn()[1]).isEqualTo((byte) 3);
+        assertThat(rsoc(0, 3, 0x28, 0).dataIn()[1]).isEqualTo((byte) 3);
+        assertThat(rsoc(0, 3, 0x28, 1).dataIn()[1]).isEqualTo((byte) 1);
+    }
+
+    @Test
+    void reservedReportingOptionsGiveInvalidFieldInCdb() {
+        assertInvalidFieldInCdb(rsoc(0, 4, 0, 0));
+    }
+
+    @Test
+    void rctdAddsATimeoutsDescriptorToEveryCommand() {
+        byte[] d = rsoc(1, 0, 0, 0).dataIn();
+        for (int p = 4; p < d.length; p += 20) {
+            assertThat(d[p + 5] & 0x02).as("CTDP").isEqualTo(2);
+            assertThat(((d[p + 8] & 0xFF) << 8) | (d[p + 9] & 0xFF)).isEqualTo(0x0A);
+            assertThat(d[p + 15]).as("nominal timeout").isPositive();
+        }
+        byte[] one = rsoc(1, 1, 0x2A, 0).dataIn();
+        assertThat(one[1] & 0xFF).isEqualTo(0x83);
+        assertThat(one).hasSize(4 + 10 + 12);
+        assertThat(one[4 + 10 + 1]).isEqualTo((byte) 0x0A);
+    }
+
+    @Test
+    void allocationLengthTruncates() {
+        assertThat(h.run(of(0xA3, 0x0C, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0)).dataIn()).hasSize(6);
+    }
+
+    @Test
+    void supportedTaskManagementFunctionsMatchTheCore() {
+        byte[] d = h.run(of(0xA3, 0x0D, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0)).dataIn();
+        // ATS ATSS CTSS LURS TRS; no CLEAR ACA, QUERY TASK, WAKEUP, I_T NEXUS RESET
+        assertThat(d).containsExactly(0xDA - 256, 0, 0, 0);
+    }
+
+    @Test
+    void supportedTaskManagementFunctionsWithRepdReturnsExtendedData() {
+        byte[] d = h.run(of(0xA3, 0x0D, 0x80, 0, 0, 0, 0, 0, 0, 0xFF, 0, 0)).dataIn();
+        assertThat(d).hasSize(16);
+        assertThat(d[3]).isEqualTo((byte) 0x0C);
+        assertThat(d[4] & 1).as("TMFTMOV").isZero();
+    }
+}
