@@ -362,6 +362,8 @@ final class TaskSequencer implements FabricOps {
             if (withStatus) {
                 pdu.byte3(cmd.status());
                 pdu.residualCount(Math.abs(total - edtl));
+            } else {
+                pdu.statSn(0); // RFC 7143 11.7.4: StatSN is reserved unless S is set (jSCSI checks it is 0)
             }
             connection.write(pdu);
             off += len;

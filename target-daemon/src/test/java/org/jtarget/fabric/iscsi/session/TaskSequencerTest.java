@@ -31,6 +31,7 @@ class TaskSequencerTest {
             assertThat(out).extracting(IscsiPdu::dataSegmentLength).containsExactly(4096, 4096, 1808);
             assertThat(out).extracting(IscsiPdu::bufferOffset).containsExactly(0, 4096, 8192);
             assertThat(out).extracting(IscsiPdu::dataSn).containsExactly(0, 1, 2);
+            assertThat(out.subList(0, 2)).extracting(IscsiPdu::statSn).containsOnly(0); // reserved without S
             assertThat(out.get(0).flags() & 0x81).isZero();
             IscsiPdu last = out.get(2);
             assertThat(last.flags()).isEqualTo(0x81); // F and S, no residual
