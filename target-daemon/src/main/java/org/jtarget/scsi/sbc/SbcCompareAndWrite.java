@@ -49,13 +49,15 @@ public final class SbcCompareAndWrite implements CommandHandler {
         ctx.lba(lba);
         ctx.blocks(blocks);
         ctx.fua((cdb[FLAGS_OFFSET] & FUA) != 0);
-        if (blocks == 0) {
-            return null; // SBC-4 5.3: zero blocks is not an error; nothing is compared or written
-        }
         int bytes = 2 * blocks * lu.blockSize();
         if (ctx.cmd().expectedDataTransferLength() != bytes) {
-            // the data-out must be exactly verify + write data, else the halves would be misread
+            // The data-out must be exactly verify + write data, else the halves would be misread.
+            // Also for zero blocks: data sent with NUMBER OF LOGICAL BLOCKS 0 means the initiator
+            // meant a count the one-byte field cannot hold (libiscsi's 256-block case).
             return ctx.invalidCdbField(NUMBER_OF_BLOCKS_OFFSET, SenseBuilder.NONE);
+        }
+        if (blocks == 0) {
+            return null; // SBC-4 5.3: zero blocks is not an error; nothing is compared or written
         }
         ctx.cmd().dataOutLength(bytes);
         return null;

@@ -92,6 +92,13 @@ class SbcCompareAndWriteTest {
     }
 
     @Test
+    void zeroBlocksWithDataOutGivesInvalidFieldInCdb() {
+        Result r = h.run(caw(0, 5, 0), 2 * BS, data(1, 0, 0));
+        assertSense(r, 5, 0x24, 0);
+        assertThat(store.calls).isEmpty();
+    }
+
+    @Test
     void wrprotectGivesInvalidFieldInCdb() {
         Result r = h.run(caw(0x20, 0, 1), 2 * BS, data(1, 0, 0));
         assertSense(r, 5, 0x24, 0);
