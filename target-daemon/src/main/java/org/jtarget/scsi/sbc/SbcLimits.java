@@ -1,5 +1,6 @@
 package org.jtarget.scsi.sbc;
 
+import org.jtarget.scsi.cdb.Cdb;
 import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.sense.SenseReason;
@@ -56,6 +57,25 @@ public final class SbcLimits {
             // SBC-4 6.6.4: a transfer above MAXIMUM TRANSFER LENGTH is INVALID FIELD IN CDB
             return ctx.invalidCdbField(lengthOffset, org.jtarget.scsi.sense.SenseBuilder.NONE);
         }
+        return null;
+    }
+
+    /**
+     * Parses the LBA and length of the 10- and 16-byte "range" CDBs that share one layout
+     * (SYNCHRONIZE CACHE, PRE-FETCH: SBC-4 5.9, 5.25): LBA at byte 2, length at byte 7 (10) or 10
+     * (16), 0 meaning "through the last LBA". Sets the context's LBA and block count.
+     *
+     * @return LBA OUT OF RANGE, or null
+     */
+    static SenseReason parseRange(CommandContext ctx, boolean sixteen) {
+        byte[] cdb = ctx.cdb();
+        long lba = sixteen ? Cdb.u64(cdb, 2) : Cdb.u32(cdb, 2);
+        long blocks = sixteen ? Cdb.u32(cdb, 10) : Cdb.u16(cdb, 7);
+        if (!inRange(ctx.lu(), lba, blocks)) {
+            return SenseReason.LBA_OUT_OF_RANGE;
+        }
+        ctx.lba(lba);
+        ctx.blocks((int) Math.min(blocks, Integer.MAX_VALUE));
         return null;
     }
 }

@@ -1,6 +1,5 @@
 package org.jtarget.scsi.sbc;
 
-import org.jtarget.scsi.cdb.Cdb;
 import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.dispatch.CommandHandler;
 import org.jtarget.scsi.sense.SenseReason;
@@ -22,15 +21,7 @@ public final class SbcSynchronizeCache implements CommandHandler {
 
     @Override
     public SenseReason parse(CommandContext ctx) {
-        byte[] cdb = ctx.cdb();
-        long lba = sixteen ? Cdb.u64(cdb, 2) : Cdb.u32(cdb, 2);
-        long blocks = sixteen ? Cdb.u32(cdb, 10) : Cdb.u16(cdb, 7);
-        if (!SbcLimits.inRange(ctx.lu(), lba, blocks)) {
-            return SenseReason.LBA_OUT_OF_RANGE;
-        }
-        ctx.lba(lba);
-        ctx.blocks((int) Math.min(blocks, Integer.MAX_VALUE));
-        return null;
+        return SbcLimits.parseRange(ctx, sixteen);
     }
 
     @Override

@@ -4,7 +4,7 @@ import io.netty.buffer.ByteBuf;
 import org.jtarget.scsi.cdb.Cdb;
 import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.dispatch.CommandHandler;
-import org.jtarget.scsi.lun.LunAddress;
+import org.jtarget.scsi.spi.LunAddress;
 import org.jtarget.scsi.sense.SenseBuilder;
 import org.jtarget.scsi.sense.SenseReason;
 

@@ -10,6 +10,7 @@ import org.jtarget.fabric.iscsi.pdu.Opcode;
 import org.jtarget.fabric.iscsi.pdu.RejectReason;
 import org.jtarget.scsi.spi.DataDirection;
 import org.jtarget.scsi.spi.FabricOps;
+import org.jtarget.scsi.spi.LunAddress;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.ScsiStatus;
 import org.jtarget.scsi.spi.TargetCore;
@@ -153,7 +154,7 @@ final class TaskSequencer implements FabricOps {
         boolean write = (flags & CMD_WRITE_BIT) != 0;
         cmd.direction(read && write ? DataDirection.BIDIRECTIONAL
                 : read ? DataDirection.READ : write ? DataDirection.WRITE : DataDirection.NONE);
-        cmd.lun(LunField.decode(task.lunField));
+        cmd.lun(LunAddress.decode(task.lunField));
         cmd.tag(task.itt & 0xffff_ffffL);
         cmd.taskAttribute(TaskAttribute.fromIscsi(flags & CMD_ATTR_MASK));
         cmd.expectedDataTransferLength(pdu.expectedDataTransferLength());
@@ -480,7 +481,7 @@ final class TaskSequencer implements FabricOps {
             if (function == TmfRequest.Function.ABORT_TASK && !abortTaskKnownToCore(pdu)) {
                 return;
             }
-            TmfRequest tmf = new TmfRequest(function, LunField.decode(pdu.lunField()), pdu.word20() & 0xffff_ffffL,
+            TmfRequest tmf = new TmfRequest(function, LunAddress.decode(pdu.lunField()), pdu.word20() & 0xffff_ffffL,
                     session.nexus(), this, session.loop(), new TmfContext(this, itt));
             session.core().submitTmf(tmf);
             for (IscsiConnection c : session.connections()) {
