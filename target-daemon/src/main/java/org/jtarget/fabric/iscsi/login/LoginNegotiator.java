@@ -343,6 +343,9 @@ public final class LoginNegotiator {
             return refuse(LoginStatus.INITIATOR_ERROR, "CHAP keys before CHAP was agreed"); // CHAP keys before CHAP was agreed
         }
         int status = chap.onKeys(chapKeys, answer);
+        if (status != LoginStatus.SUCCESS) {
+            return refuse(status, "CHAP exchange failed (unknown name, wrong response or malformed CHAP keys)");
+        }
         authenticated = chap.done();
         return status;
     }

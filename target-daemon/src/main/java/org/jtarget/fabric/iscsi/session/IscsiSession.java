@@ -91,7 +91,11 @@ public final class IscsiSession {
         if (!loggedIn && nexus != null) {
             loggedIn = true;
             target.core().nexusLoggedIn(nexus);
-            LOG.info("session tsih={} {} logged in to {}", tsih, nexus.initiatorPortName(), target.name());
+            LOG.info("session tsih={} {} logged in to {} (HeaderDigest={}, DataDigest={}, MaxRecvDataSegmentLength={}, "
+                    + "MaxBurstLength={}, ImmediateData={}, InitialR2T={})", tsih, nexus.initiatorPortName(), target.name(),
+                    parameters.headerDigest() ? "CRC32C" : "None", parameters.dataDigest() ? "CRC32C" : "None",
+                    parameters.initiatorMaxRecvDataSegmentLength(), parameters.maxBurstLength(),
+                    parameters.immediateData() ? "Yes" : "No", parameters.initialR2T() ? "Yes" : "No");
         }
     }
 
