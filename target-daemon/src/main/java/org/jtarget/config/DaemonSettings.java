@@ -10,7 +10,7 @@ import java.time.Duration;
  * daemon:
  *   state-dir: /var/lib/jtarget   # persistent state (reservations...); default: &lt;config dir&gt;/state
  *   event-loop-threads: 0         # Netty I/O threads; 0 = one per CPU
- *   io-threads-per-lun: 1         # blocking store I/O threads per logical unit (1..64)
+ *   io-threads-per-lun: 4         # blocking store I/O threads per logical unit (1..64)
  *   shutdown-timeout: 10          # seconds to drain and close on SIGTERM (1..3600)
  * </pre>
  *
@@ -24,9 +24,15 @@ public record DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsP
     /** Seconds a stop may take by default: well under systemd's default TimeoutStopSec of 90 s. */
     public static final int DEFAULT_SHUTDOWN_SECONDS = 10;
 
+    /**
+     * File I/O threads per LU: initiators queue 32+ commands, and page-cache reads and writes of
+     * different ranges proceed in parallel, so one thread would serialise a whole queue.
+     */
+    public static final int DEFAULT_IO_THREADS_PER_LUN = 4;
+
     /** The defaults, with the state directory next to the config file. */
     public static DaemonSettings defaults(Path configDir) {
-        return new DaemonSettings(configDir.resolve("state"), defaultEventLoopThreads(), 1,
+        return new DaemonSettings(configDir.resolve("state"), defaultEventLoopThreads(), DEFAULT_IO_THREADS_PER_LUN,
                 Duration.ofSeconds(DEFAULT_SHUTDOWN_SECONDS));
     }
 
