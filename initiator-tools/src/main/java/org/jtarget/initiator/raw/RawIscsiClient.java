@@ -187,7 +187,9 @@ public final class RawIscsiClient implements AutoCloseable {
         dataDigest = CRC32C.equals(negotiatedValue(IscsiDigest.Kind.DATA.key()));
         immediateData = "Yes".equals(negotiatedValue("ImmediateData"));
         String fbl = negotiatedValue("FirstBurstLength");
-        firstBurstLength = fbl == null ? DEFAULT_FIRST_BURST_LENGTH : Integer.parseInt(fbl);
+        // RFC 7143 13.14: "Irrelevant" when InitialR2T=Yes and ImmediateData=No
+        firstBurstLength = fbl == null || !fbl.chars().allMatch(Character::isDigit) ? DEFAULT_FIRST_BURST_LENGTH
+                : Integer.parseInt(fbl);
     }
 
     private String negotiatedValue(String key) {
