@@ -22,9 +22,19 @@ import java.util.concurrent.ThreadLocalRandom;
  * (security stage then operational stage, RFC 7143 6.3), SCSI commands with Data-In and
  * R2T-driven Data-Out, NOP, Text (SendTargets), logout, and raw byte access for negative tests.
  *
- * <p>It negotiates the simplest session: no digests, {@code InitialR2T=Yes}, {@code ImmediateData=No},
- * {@code ErrorRecoveryLevel=0}, one command at a time. Not thread-safe. Target-initiated NOP-Ins
- * that ask for an answer are answered while waiting for a command's end.
+ * <p>By default it negotiates the simplest session: no digests, {@code InitialR2T=Yes},
+ * {@code ImmediateData=No}, {@code ErrorRecoveryLevel=0}, one command at a time.
+ * {@link #digestOperationalKeys(boolean, boolean)} offers CRC32C digests instead (RFC 7143 13.1);
+ * when the target selects them, every PDU after the final Login Response carries them and every
+ * received one is checked ({@link DigestMismatchException}). With {@code ImmediateData=Yes}
+ * negotiated, writes send their first burst as immediate data (RFC 7143 13.11).
+ *
+ * <p>Digest errors the target reports (Reject reason 0x02, RFC 7143 7.8) for this client's own
+ * PDUs are recorded ({@link #dataDigestRejects()}); a rejected SCSI Command is retried once with
+ * the same ITT and CmdSN (RFC 7143 7.2.1), a rejected Data-Out is left to the target, which ends
+ * the task. Negative tests break digests with {@link #sendWithBadDigest} or {@link #corruptNext}.
+ * Not thread-safe. Target-initiated NOP-Ins that ask for an answer are answered while waiting
+ * for a command's end.
  */
 public final class RawIscsiClient implements AutoCloseable {
 
@@ -37,6 +47,11 @@ public final class RawIscsiClient implements AutoCloseable {
     private static final int UNIT_ATTENTION = 0x6;
     private static final int OVERFLOW_BIT = 0x04;
     private static final int UNDERFLOW_BIT = 0x02;
+    /** Reject reason "Data (payload) Digest Error" (RFC 7143 11.17.1). */
+    public static final int REJECT_DATA_DIGEST_ERROR = 0x02;
+    /** RFC 7143 13.14: FirstBurstLength when not negotiated. */
+    private static final int DEFAULT_FIRST_BURST_LENGTH = 65536;
+    private static final String CRC32C = "CRC32C";
 
     private final Socket socket;
     private final InputStream in;
@@ -49,6 +64,13 @@ public final class RawIscsiClient implements AutoCloseable {
     private int maxCmdSn;
     private int tsih;
     private int targetMaxRecvDataSegmentLength = DEFAULT_MAX_RECV_DATA_SEGMENT_LENGTH;
+    private boolean headerDigest;
+    private boolean dataDigest;
+    private boolean immediateData;
+    private int firstBurstLength = DEFAULT_FIRST_BURST_LENGTH;
+    private int corruptOpcode = -1;
+    private IscsiDigest.Kind corruptKind;
+    private final List<RawPdu> dataDigestRejects = new ArrayList<>();
 
     private RawIscsiClient(Socket socket) throws IOException {
         this.socket = socket;
@@ -102,6 +124,21 @@ public final class RawIscsiClient implements AutoCloseable {
         return k;
     }
 
+    /**
+     * {@link #defaultOperationalKeys()} offering {@code CRC32C} alone for the chosen digests, so a
+     * target must accept it or fail the login (RFC 7143 6.2: the responder picks from the offer).
+     */
+    public static Map<String, String> digestOperationalKeys(boolean header, boolean data) {
+        Map<String, String> k = defaultOperationalKeys();
+        if (header) {
+            k.put(IscsiDigest.Kind.HEADER.key(), CRC32C);
+        }
+        if (data) {
+            k.put(IscsiDigest.Kind.DATA.key(), CRC32C);
+        }
+        return k;
+    }
+
     /** Logs in to a Normal session on {@code targetName} with {@link #defaultOperationalKeys()}. */
     public LoginResult login(String initiatorName, String targetName) throws IOException {
         return login(initiatorName, targetName, defaultOperationalKeys());
@@ -135,7 +172,39 @@ public final class RawIscsiClient implements AutoCloseable {
         if (mrdsl != null) {
             targetMaxRecvDataSegmentLength = Integer.parseInt(mrdsl.trim());
         }
+        if (second.succeeded()) {
+            enterFullFeature();
+        }
         return second;
+    }
+
+    /**
+     * RFC 7143 13.1: the digests the target selected apply to every PDU of the Full Feature
+     * Phase, i.e. from the first PDU after the final Login Response on.
+     */
+    private void enterFullFeature() {
+        headerDigest = CRC32C.equals(negotiatedValue(IscsiDigest.Kind.HEADER.key()));
+        dataDigest = CRC32C.equals(negotiatedValue(IscsiDigest.Kind.DATA.key()));
+        immediateData = "Yes".equals(negotiatedValue("ImmediateData"));
+        String fbl = negotiatedValue("FirstBurstLength");
+        // RFC 7143 13.14: "Irrelevant" when InitialR2T=Yes and ImmediateData=No
+        firstBurstLength = fbl == null || !fbl.chars().allMatch(Character::isDigit) ? DEFAULT_FIRST_BURST_LENGTH
+                : Integer.parseInt(fbl);
+    }
+
+    private String negotiatedValue(String key) {
+        String v = negotiated.get(key);
+        return v == null ? null : v.trim();
+    }
+
+    /** Whether PDUs now carry a CRC32C HeaderDigest (the target selected it at login). */
+    public boolean headerDigest() {
+        return headerDigest;
+    }
+
+    /** Whether non-empty data segments now carry a CRC32C DataDigest. */
+    public boolean dataDigest() {
+        return dataDigest;
     }
 
     /** Logs in to a Discovery session. */
@@ -247,12 +316,18 @@ public final class RawIscsiClient implements AutoCloseable {
         int itt = nextItt++;
         boolean write = writeData != null;
         int edtl = write ? writeData.length : readLength;
-        send(InitiatorPdus.scsiCommand(lun, itt, cmdSn, expStatSn, cdb, !write && readLength > 0, write, edtl));
+        RawPdu command = InitiatorPdus.scsiCommand(lun, itt, cmdSn, expStatSn, cdb, !write && readLength > 0, write,
+                edtl);
+        if (write && immediateData) {
+            int n = Math.min(writeData.length, Math.min(firstBurstLength, targetMaxRecvDataSegmentLength));
+            command.data(Arrays.copyOf(writeData, n)); // RFC 7143 10.4.4 / 13.11: the first burst rides along
+        }
+        send(command);
         cmdSn++;
         byte[] dataIn = new byte[write ? 0 : readLength];
         int received = 0;
         while (true) {
-            RawPdu pdu = readForTask(itt, "SCSI command 0x" + Integer.toHexString(cdb[0] & 0xff));
+            RawPdu pdu = readForTask(itt, "SCSI command 0x" + Integer.toHexString(cdb[0] & 0xff), command);
             switch (pdu.opcode()) {
                 case IscsiOpcodes.SCSI_DATA_IN -> {
                     received = Math.max(received, copyDataIn(pdu, dataIn));
@@ -364,9 +439,39 @@ public final class RawIscsiClient implements AutoCloseable {
 
     // ------------------------------------------------------------------ raw access
 
-    /** Sends one PDU as is. */
+    /**
+     * Sends one PDU as is, with the digests in use (and the corruption armed by
+     * {@link #corruptNext} if it matches this PDU's opcode).
+     */
     public void send(RawPdu pdu) throws IOException {
-        sendBytes(pdu.toBytes());
+        IscsiDigest.Kind corrupt = null;
+        if (pdu.opcode() == corruptOpcode) {
+            corrupt = corruptKind;
+            corruptOpcode = -1;
+        }
+        sendBytes(pdu.toBytes(headerDigest, dataDigest, corrupt));
+    }
+
+    /**
+     * Sends one PDU with a wrong HeaderDigest or DataDigest, for negative tests (see
+     * {@link RawPdu#toBytes(boolean, boolean, IscsiDigest.Kind)} for how each is broken).
+     *
+     * @throws IllegalArgumentException if that digest is not in use or the PDU has no data segment
+     */
+    public void sendWithBadDigest(RawPdu pdu, IscsiDigest.Kind which) throws IOException {
+        sendBytes(pdu.toBytes(headerDigest, dataDigest, which));
+    }
+
+    /**
+     * Arms a one-shot fault: the next PDU with {@code opcode} that this client sends (for example
+     * the second Data-Out of a {@link #write10}) goes out with {@code which} digest broken.
+     */
+    public void corruptNext(int opcode, IscsiDigest.Kind which) {
+        if (!(which == IscsiDigest.Kind.HEADER ? headerDigest : dataDigest)) {
+            throw new IllegalStateException(which.key() + " is not in use on this connection");
+        }
+        corruptOpcode = opcode;
+        corruptKind = which;
     }
 
     /** Sends arbitrary bytes (for garbage and truncated PDUs). */
@@ -387,7 +492,7 @@ public final class RawIscsiClient implements AutoCloseable {
      * @throws SocketTimeoutException when nothing arrives within the read timeout
      */
     public RawPdu readPdu() throws IOException {
-        RawPdu pdu = PduReader.read(in, OUR_MAX_RECV_DATA_SEGMENT_LENGTH);
+        RawPdu pdu = PduReader.read(in, OUR_MAX_RECV_DATA_SEGMENT_LENGTH, headerDigest, dataDigest);
         if (pdu != null && pdu.opcode() >= IscsiOpcodes.NOP_IN) {
             expCmdSnWindow(pdu);
         }
@@ -439,6 +544,16 @@ public final class RawIscsiClient implements AutoCloseable {
      * (RFC 7143 11.19.2) and skipping Async Messages. A Reject or end of stream is an error.
      */
     private RawPdu readForTask(int itt, String what) throws IOException {
+        return readForTask(itt, what, null);
+    }
+
+    /**
+     * As {@link #readForTask(int, String)}; a Reject for a data digest error in one of this task's
+     * PDUs is recorded instead of failing: if it names {@code retryable} (the task's command,
+     * discarded whole by the target) that PDU is sent again once, unchanged (RFC 7143 7.2.1, 7.8).
+     */
+    private RawPdu readForTask(int itt, String what, RawPdu retryable) throws IOException {
+        boolean retried = false;
         while (true) {
             RawPdu pdu = readPdu();
             if (pdu == null) {
@@ -446,8 +561,21 @@ public final class RawIscsiClient implements AutoCloseable {
                         + what);
             }
             if (pdu.opcode() == IscsiOpcodes.REJECT) {
-                throw new IscsiProtocolException("target rejected " + what + " with reason 0x"
-                        + Integer.toHexString(pdu.u8(2)));
+                RawPdu rejected = rejectedHeader(pdu);
+                if (pdu.u8(2) != REJECT_DATA_DIGEST_ERROR || rejected == null || rejected.itt() != itt) {
+                    throw new IscsiProtocolException("target rejected " + what + " with reason 0x"
+                            + Integer.toHexString(pdu.u8(2)));
+                }
+                dataDigestRejects.add(pdu);
+                if (retryable != null && rejected.opcode() == retryable.opcode()) {
+                    if (retried) {
+                        throw new IscsiProtocolException("target rejected the retry of " + what
+                                + " with a data digest error again");
+                    }
+                    retried = true;
+                    send(retryable);
+                }
+                continue;
             }
             if (pdu.itt() == itt) {
                 return pdu;
@@ -458,6 +586,21 @@ public final class RawIscsiClient implements AutoCloseable {
                 throw new IscsiProtocolException("unexpected " + pdu + " while waiting for the answer to " + what);
             }
         }
+    }
+
+    /** The header a Reject echoes in its data segment (RFC 7143 11.17), or null if it is too short. */
+    private static RawPdu rejectedHeader(RawPdu reject) {
+        byte[] d = reject.data();
+        return d.length < RawPdu.BHS_LENGTH ? null : RawPdu.wrap(Arrays.copyOf(d, RawPdu.BHS_LENGTH), new byte[0],
+                new byte[0]);
+    }
+
+    /**
+     * The Rejects with reason Data Digest Error (0x02) this client received for its own tasks'
+     * PDUs and handled (see the class comment), oldest first.
+     */
+    public List<RawPdu> dataDigestRejects() {
+        return List.copyOf(dataDigestRejects);
     }
 
     /** A PDU that carries a status advances StatSN: acknowledge it in ExpStatSN (RFC 7143 4.2.2.2). */

@@ -5,8 +5,8 @@ import java.util.Arrays;
 
 /**
  * One iSCSI PDU as plain bytes, built and read by hand: the 48-byte Basic Header Segment (BHS),
- * the Additional Header Segments and the data segment (RFC 7143 11.2). No digests: the raw client
- * always negotiates {@code HeaderDigest=None, DataDigest=None}.
+ * the Additional Header Segments and the data segment (RFC 7143 11.2). Digests are added only on
+ * the wire ({@link #toBytes(boolean, boolean, IscsiDigest.Kind)}), never stored in the PDU.
  *
  * <pre>
  *  Byte/     0       |       1       |       2       |       3       |
@@ -87,14 +87,53 @@ public final class RawPdu {
         return new RawPdu(bhs, ahs, data);
     }
 
-    /** The PDU on the wire: BHS, AHS, data segment, zero padding to a multiple of 4 (RFC 7143 11.2.3). */
+    /** The PDU on the wire without digests: BHS, AHS, data segment, zero padding to a multiple of 4. */
     public byte[] toBytes() {
+        return toBytes(false, false, null);
+    }
+
+    /**
+     * The PDU on the wire (RFC 7143 11.2.3): BHS, AHS, HeaderDigest (CRC32C over BHS + AHS) if
+     * {@code headerDigest}, data segment, zero padding to a multiple of 4, then DataDigest (CRC32C
+     * over data + padding) if {@code dataDigest} and the segment is not empty. Digests are written
+     * least significant byte first ({@link IscsiDigest}).
+     *
+     * @param corrupt for negative tests, {@code null} or the digest to break: {@link IscsiDigest.Kind#HEADER}
+     *                flips bits of the HeaderDigest itself; {@link IscsiDigest.Kind#DATA} flips one bit of
+     *                the first data byte after the DataDigest was computed, so the payload that arrives is
+     *                the corrupt one (a test can then check it never reaches the medium)
+     * @throws IllegalArgumentException if {@code corrupt} names a digest this PDU does not carry
+     */
+    public byte[] toBytes(boolean headerDigest, boolean dataDigest, IscsiDigest.Kind corrupt) {
+        int header = BHS_LENGTH + ahs.length;
+        int dataStart = header + (headerDigest ? IscsiDigest.LENGTH : 0);
         int padded = paddedLength(data.length);
-        byte[] out = new byte[BHS_LENGTH + ahs.length + padded];
+        boolean withDataDigest = dataDigest && data.length > 0;
+        byte[] out = new byte[dataStart + padded + (withDataDigest ? IscsiDigest.LENGTH : 0)];
         System.arraycopy(bhs, 0, out, 0, BHS_LENGTH);
         System.arraycopy(ahs, 0, out, BHS_LENGTH, ahs.length);
-        System.arraycopy(data, 0, out, BHS_LENGTH + ahs.length, data.length);
+        System.arraycopy(data, 0, out, dataStart, data.length);
+        if (headerDigest) {
+            IscsiDigest.put(out, header, IscsiDigest.crc32c(out, 0, header));
+        }
+        if (withDataDigest) {
+            IscsiDigest.put(out, dataStart + padded, IscsiDigest.crc32c(out, dataStart, padded));
+        }
+        if (corrupt == IscsiDigest.Kind.HEADER) {
+            requireDigest(headerDigest, corrupt);
+            out[header] ^= (byte) 0xa5;
+        } else if (corrupt == IscsiDigest.Kind.DATA) {
+            requireDigest(withDataDigest, corrupt);
+            out[dataStart] ^= 0x01;
+        }
         return out;
+    }
+
+    private void requireDigest(boolean present, IscsiDigest.Kind kind) {
+        if (!present) {
+            throw new IllegalArgumentException("cannot corrupt the " + kind.key() + " of " + this
+                    + ": it carries none (not negotiated, or an empty data segment)");
+        }
     }
 
     /** {@code n} rounded up to a multiple of 4: data segments are padded to word boundaries. */

@@ -29,6 +29,25 @@ public record ScsiResult(int status, int response, byte[] data, byte[] sense, in
         return (code == 0x72 || code == 0x73 ? sense[1] : sense[2]) & 0x0f;
     }
 
+    /** The ADDITIONAL SENSE CODE (SPC-4 4.5.2, 4.5.3), from fixed or descriptor sense; -1 if none. */
+    public int additionalSenseCode() {
+        return senseByte(2, 12);
+    }
+
+    /** The ADDITIONAL SENSE CODE QUALIFIER; -1 if none. */
+    public int additionalSenseCodeQualifier() {
+        return senseByte(3, 13);
+    }
+
+    private int senseByte(int descriptorOffset, int fixedOffset) {
+        if (sense.length < 3) {
+            return -1;
+        }
+        int code = sense[0] & 0x7f;
+        int offset = code == 0x72 || code == 0x73 ? descriptorOffset : fixedOffset;
+        return offset < sense.length ? sense[offset] & 0xff : -1;
+    }
+
     @Override
     public String toString() {
         return "ScsiResult[status=0x" + Integer.toHexString(status) + " response=0x" + Integer.toHexString(response)

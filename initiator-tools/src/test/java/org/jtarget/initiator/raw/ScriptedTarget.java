@@ -24,6 +24,9 @@ final class ScriptedTarget implements AutoCloseable {
     private InputStream in;
     private OutputStream out;
     private int statSn = 100;
+    /** Digests this fake target reads and writes (switch on after the final login response). */
+    boolean headerDigest;
+    boolean dataDigest;
 
     ScriptedTarget(Script script) throws IOException {
         server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
@@ -44,15 +47,28 @@ final class ScriptedTarget implements AutoCloseable {
     }
 
     RawPdu receive() throws IOException {
-        RawPdu pdu = PduReader.read(in, 1 << 20);
+        RawPdu pdu = PduReader.read(in, 1 << 20, headerDigest, dataDigest);
         if (pdu == null) {
             throw new IOException("client closed the connection");
         }
         return pdu;
     }
 
+    /** Receives a PDU with a data segment as it is, its DataDigest read but not checked (for corrupt ones). */
+    RawPdu receiveUncheckedData() throws IOException {
+        RawPdu pdu = PduReader.read(in, 1 << 20, headerDigest, false);
+        if (pdu == null || pdu.dataSegmentLength() == 0 || in.readNBytes(IscsiDigest.LENGTH).length != 4) {
+            throw new IOException("expected a PDU with a data segment and its DataDigest, got " + pdu);
+        }
+        return pdu;
+    }
+
     void reply(RawPdu pdu) throws IOException {
-        out.write(pdu.toBytes());
+        replyBytes(pdu.toBytes(headerDigest, dataDigest, null));
+    }
+
+    void replyBytes(byte[] bytes) throws IOException {
+        out.write(bytes);
         out.flush();
     }
 
@@ -64,14 +80,21 @@ final class ScriptedTarget implements AutoCloseable {
 
     /** Answers both login stages of {@link RawIscsiClient#login}, declaring {@code targetMrdsl}. */
     void acceptLogin(int targetMrdsl) throws IOException {
+        acceptLogin(targetMrdsl, Map.of());
+    }
+
+    /** As {@link #acceptLogin(int)}, also answering {@code keys} in the operational stage. */
+    void acceptLogin(int targetMrdsl, Map<String, String> keys) throws IOException {
         RawPdu sec = receive();
         RawPdu rsp = response(IscsiOpcodes.LOGIN_RESPONSE, sec.itt(), sec.word24()).flags(0x81).tsih(0)
                 .data(TextKeys.encode(Map.of("AuthMethod", "None")));
         rsp.isid(sec.isid());
         reply(rsp);
         RawPdu op = receive();
+        Map<String, String> answer = new java.util.LinkedHashMap<>(keys);
+        answer.put("MaxRecvDataSegmentLength", Integer.toString(targetMrdsl));
         reply(response(IscsiOpcodes.LOGIN_RESPONSE, op.itt(), op.word24()).flags(0x87).tsih(0x55).isid(op.isid())
-                .data(TextKeys.encode(Map.of("MaxRecvDataSegmentLength", Integer.toString(targetMrdsl)))));
+                .data(TextKeys.encode(answer)));
     }
 
     void awaitScript() throws Exception {

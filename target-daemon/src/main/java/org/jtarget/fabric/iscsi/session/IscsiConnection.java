@@ -408,9 +408,27 @@ public final class IscsiConnection extends ChannelDuplexHandler {
             if (error.fatal()) {
                 ctx.flush();
                 closeNow();
+            } else if (isDataOutDigestError(error)) {
+                dataOutDigestError(error.header());
             }
         } finally {
             error.release();
+        }
+    }
+
+    /** A Data-Out discarded for its DataDigest: its task must learn that the data is lost (RFC 7143 7.8). */
+    private static boolean isDataOutDigestError(PduDecodeError error) {
+        ByteBuf h = error.header();
+        return error.rejectReason() == RejectReason.DATA_DIGEST_ERROR && h.readableBytes() >= IscsiPdu.BHS_LENGTH
+                && (h.getByte(h.readerIndex()) & 0x3f) == Opcode.SCSI_DATA_OUT;
+    }
+
+    private void dataOutDigestError(ByteBuf header) {
+        IscsiPdu lost = new IscsiPdu(header.retainedDuplicate(), Unpooled.EMPTY_BUFFER, Unpooled.EMPTY_BUFFER);
+        try {
+            tasks.dataOutDigestError(lost);
+        } finally {
+            lost.release();
         }
     }
 

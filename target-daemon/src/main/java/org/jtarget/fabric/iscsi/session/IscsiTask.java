@@ -36,6 +36,13 @@ final class IscsiTask {
     int r2tNext;
     int outstandingR2t;
     int ttt;
+    /**
+     * A Data-Out of this task was discarded for a data digest error (RFC 7143 7.8): once the
+     * outstanding transfers end, the task ends with CHECK CONDITION, PROTOCOL SERVICE CRC ERROR.
+     */
+    boolean dataDigestError;
+    /** This fabric aborted the command to end it with that CHECK CONDITION (not a TMF abort). */
+    boolean endWithCrcError;
 
     // ---- shared ----
     /** R2TSN / DataSN of the next R2T or Data-In: also the ExpDataSN of the SCSI Response. */
@@ -58,6 +65,8 @@ final class IscsiTask {
         r2tNext = 0;
         outstandingR2t = 0;
         ttt = 0;
+        dataDigestError = false;
+        endWithCrcError = false;
         inPduSn = 0;
     }
 }

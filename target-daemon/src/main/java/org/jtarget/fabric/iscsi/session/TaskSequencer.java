@@ -8,6 +8,8 @@ import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
 import org.jtarget.fabric.iscsi.pdu.RejectReason;
+import org.jtarget.scsi.sense.SenseBuilder;
+import org.jtarget.scsi.sense.SenseReason;
 import org.jtarget.scsi.spi.DataDirection;
 import org.jtarget.scsi.spi.FabricOps;
 import org.jtarget.scsi.spi.LunAddress;
@@ -212,7 +214,7 @@ final class TaskSequencer implements FabricOps {
                 LOG.debug("Data-Out for no waiting task (itt 0x{}): dropped", Integer.toHexString(pdu.initiatorTaskTag()));
                 return;
             }
-            if (!acceptDataOut(task, pdu)) {
+            if (!acceptDataOut(task, pdu, pdu.data().readableBytes(), pdu.data())) {
                 rejectDataOut(task, pdu);
                 return;
             }
@@ -220,6 +222,31 @@ final class TaskSequencer implements FabricOps {
         } finally {
             pdu.release();
         }
+    }
+
+    /**
+     * A Data-Out the decoder discarded for a data digest error; the connection already sent the
+     * Reject (reason 0x02). RFC 7143 7.8: the target must then either ask for the data again with
+     * a recovery R2T (ErrorRecoveryLevel 1 and up) or, as here at level 0, end the task with CHECK
+     * CONDITION and the iSCSI condition "protocol service CRC error" (11.4.7.2) once the
+     * outstanding transfers are over. The header is intact (it passed the HeaderDigest if any),
+     * so the lost bytes still count for the sequence and the initiator's following Data-Out fit.
+     *
+     * @param header the discarded PDU's BHS (borrowed)
+     */
+    void dataOutDigestError(IscsiPdu header) {
+        IscsiTask task = byItt.get(header.initiatorTaskTag());
+        if (task == null || task.dataOutDone) {
+            return;
+        }
+        LOG.info("Data-Out for itt 0x{} (offset {}) lost to a data digest error: the task will end with "
+                + "PROTOCOL SERVICE CRC ERROR", Integer.toHexString(task.itt), header.bufferOffset());
+        task.dataDigestError = true;
+        if (!acceptDataOut(task, header, header.dataSegmentLength(), null)) {
+            abortDataOut(task); // the lost PDU did not even fit the sequence: nothing more can be placed
+            return;
+        }
+        advance(task);
     }
 
     /**
@@ -232,6 +259,10 @@ final class TaskSequencer implements FabricOps {
                 Integer.toHexString(task.itt), pdu.dataSn(), pdu.bufferOffset());
         connection.sendReject(RejectReason.PROTOCOL_ERROR, pdu.bhs());
         connection.flush();
+        abortDataOut(task);
+    }
+
+    private void abortDataOut(IscsiTask task) {
         task.cmd.markAborted();
         boolean handBack = task.writePending && !task.dataOutDone;
         task.dataOutDone = true; // later Data-Out for this task is dropped; writePending sees the abort
@@ -240,9 +271,14 @@ final class TaskSequencer implements FabricOps {
         }
     }
 
-    private boolean acceptDataOut(IscsiTask task, IscsiPdu pdu) {
+    /**
+     * Checks a Data-Out against the task's sequence and counts its {@code len} bytes.
+     *
+     * @param data the payload to keep, or null when it is lost (data digest error) or useless
+     *             (the task already lost some)
+     */
+    private boolean acceptDataOut(IscsiTask task, IscsiPdu pdu, int len, ByteBuf data) {
         int offset = pdu.bufferOffset();
-        int len = pdu.data().readableBytes();
         boolean solicited = pdu.targetTransferTag() != IscsiPdu.RESERVED_TAG;
         if (offset != task.received) {
             return false; // DataPDUInOrder=Yes and DataSequenceInOrder=Yes
@@ -261,10 +297,10 @@ final class TaskSequencer implements FabricOps {
             return false;
         }
         task.expectedDataSn++;
-        if (len > 0) {
-            dataOutBuffer(task).addComponent(true, pdu.data().retainedSlice());
-            task.received += len;
+        if (len > 0 && data != null && !task.dataDigestError) {
+            dataOutBuffer(task).addComponent(true, data.retainedSlice());
         }
+        task.received += len;
         if (!solicited && (pdu.finalFlag() || task.received >= unsolicitedLimit(task))) {
             unsolicitedDone(task);
         } else if (solicited && (task.received == task.r2tNext
@@ -277,6 +313,12 @@ final class TaskSequencer implements FabricOps {
     /** Completes the data-out phase or sends the R2Ts the window allows (RFC 7143 10.8). */
     private void advance(IscsiTask task) {
         if (!task.writePending || task.dataOutDone || !task.unsolicitedDone) {
+            return;
+        }
+        if (task.dataDigestError) {
+            if (task.outstandingR2t == 0) {
+                endWithCrcError(task); // every outstanding transfer is over; ask for nothing more
+            }
             return;
         }
         if (task.received >= task.wanted) {
@@ -295,6 +337,14 @@ final class TaskSequencer implements FabricOps {
         if (sent) {
             connection.flush();
         }
+    }
+
+    /** The core ends the aborted command through {@link #abortedTask}, which sends the status. */
+    private void endWithCrcError(IscsiTask task) {
+        task.dataOutDone = true;
+        task.endWithCrcError = !task.cmd.isAborted();
+        task.cmd.markAborted();
+        session.core().dataOutComplete(task.cmd);
     }
 
     private void sendR2t(IscsiTask task, int offset, int length) {
@@ -419,7 +469,15 @@ final class TaskSequencer implements FabricOps {
 
     @Override
     public void abortedTask(ScsiCommand cmd) {
-        finish((IscsiTask) cmd.fabricContext()); // SAM-5 5.6: no status for an aborted task
+        IscsiTask task = (IscsiTask) cmd.fabricContext();
+        if (task.endWithCrcError) {
+            // RFC 7143 11.4.7.2: ABORTED COMMAND, PROTOCOL SERVICE CRC ERROR; the data never reached the medium
+            int n = SenseBuilder.build(cmd.sense(), SenseReason.PROTOCOL_SERVICE_CRC_ERROR, false);
+            cmd.checkCondition(cmd.sense(), n);
+            sendResponse(task, cmd.dataOutLength());
+            return;
+        }
+        finish(task); // SAM-5 5.6: no status for an aborted task
     }
 
     /** Non-immediate tasks give their CmdSN window slot back when they end (MaxCmdSN moves). */

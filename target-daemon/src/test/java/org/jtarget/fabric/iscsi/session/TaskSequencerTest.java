@@ -3,6 +3,8 @@ package org.jtarget.fabric.iscsi.session;
 import io.netty.buffer.ByteBuf;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
+import org.jtarget.fabric.iscsi.pdu.PduDecodeError;
+import org.jtarget.fabric.iscsi.pdu.RejectReason;
 import org.jtarget.scsi.spi.DataDirection;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.ScsiStatus;
@@ -190,6 +192,101 @@ class TaskSequencerTest {
             assertThat(f.channel.isOpen()).isTrue();
             assertThat(f.core.dataOutComplete).containsExactly(cmd);
             assertThat(payload.refCnt()).isZero();
+        }
+    }
+
+    /** What the decoder emits for a Data-Out whose DataDigest failed: the header, the payload gone. */
+    private static PduDecodeError lostToDataDigest(SessionFixture f, int itt, int ttt, int dataSn, int offset,
+                                                   int length, boolean fin) {
+        IscsiPdu pdu = f.dataOut(itt, ttt, dataSn, offset, SessionFixture.bytes(length, 0x55), fin);
+        ByteBuf header = pdu.bhs().copy();
+        pdu.release();
+        return new PduDecodeError(RejectReason.DATA_DIGEST_ERROR, false, header, "data digest error");
+    }
+
+    private static void assertCrcErrorResponse(IscsiPdu rsp, int itt) {
+        assertThat(rsp.opcode()).isEqualTo(Opcode.SCSI_RESPONSE);
+        assertThat(rsp.initiatorTaskTag()).isEqualTo(itt);
+        assertThat(rsp.byte2()).as("iSCSI response: completed at target").isZero();
+        assertThat(rsp.byte3()).isEqualTo(ScsiStatus.CHECK_CONDITION);
+        ByteBuf sense = rsp.data();
+        assertThat(sense.getUnsignedShort(0)).as("SenseLength").isEqualTo(18);
+        assertThat(sense.getByte(2 + 2) & 0x0f).as("sense key ABORTED COMMAND").isEqualTo(0x0b);
+        assertThat((int) sense.getUnsignedByte(2 + 12)).as("ASC").isEqualTo(0x47);
+        assertThat((int) sense.getUnsignedByte(2 + 13)).as("ASCQ: PROTOCOL SERVICE CRC ERROR").isEqualTo(0x05);
+    }
+
+    @Test
+    void lastDataOutLostToADataDigestErrorEndsTheTaskWithProtocolServiceCrcError() {
+        try (SessionFixture f = new SessionFixture(8192, 8192, 8192, 1, true)) {
+            f.send(f.command(5, 1, false, true, 8192, null, true));
+            ScsiCommand cmd = f.core.submitted.getFirst();
+            cmd.dataOutLength(8192);
+            cmd.fabric().writePending(cmd);
+            IscsiPdu r2t = f.sent().getFirst();
+            int ttt = r2t.targetTransferTag();
+            r2t.release();
+            ByteBuf good = SessionFixture.bytes(4096, 0);
+            f.send(f.dataOut(5, ttt, 0, 0, good, false));
+            assertThat(f.sent()).isEmpty();
+
+            f.send(lostToDataDigest(f, 5, ttt, 1, 4096, 4096, true));
+
+            List<IscsiPdu> out = f.sent();
+            assertThat(out).extracting(IscsiPdu::opcode).containsExactly(Opcode.REJECT, Opcode.SCSI_RESPONSE);
+            assertThat(out.getFirst().byte2()).isEqualTo(RejectReason.DATA_DIGEST_ERROR);
+            assertCrcErrorResponse(out.get(1), 5);
+            SessionFixture.release(out);
+            assertThat(f.core.dataOutComplete).containsExactly(cmd);
+            assertThat(good.refCnt()).as("the good half was released with the task").isZero();
+            assertThat(f.channel.isOpen()).isTrue();
+            assertThat(f.session().window().maxCmdSn() - f.session().window().expCmdSn() + 1)
+                    .as("the task's window slot is back").isEqualTo(SessionFixture.WINDOW);
+        }
+    }
+
+    @Test
+    void afterADataDigestErrorTheOutstandingSequenceEndsButNoNewR2tIsSent() {
+        try (SessionFixture f = new SessionFixture(8192, 4096, 4096, 1, true)) {
+            f.send(f.command(6, 1, false, true, 12288, null, true));
+            ScsiCommand cmd = f.core.submitted.getFirst();
+            cmd.dataOutLength(12288);
+            cmd.fabric().writePending(cmd);
+            IscsiPdu r2t = f.sent().getFirst();
+            int ttt = r2t.targetTransferTag();
+            r2t.release();
+
+            f.send(lostToDataDigest(f, 6, ttt, 0, 0, 2048, false));
+            List<IscsiPdu> out = f.sent();
+            assertThat(out).extracting(IscsiPdu::opcode).containsExactly(Opcode.REJECT);
+            SessionFixture.release(out);
+            assertThat(f.core.dataOutComplete).as("waits for the rest of the outstanding R2T").isEmpty();
+
+            ByteBuf rest = SessionFixture.bytes(2048, 0);
+            f.send(f.dataOut(6, ttt, 1, 2048, rest, true));
+            out = f.sent();
+            assertThat(out).as("no R2T for offset 4096: the response instead").hasSize(1);
+            assertCrcErrorResponse(out.getFirst(), 6);
+            assertThat(out.getFirst().residualCount()).isZero();
+            SessionFixture.release(out);
+            assertThat(rest.refCnt()).isZero();
+
+            ByteBuf late = SessionFixture.bytes(16, 0);
+            f.send(f.dataOut(6, ttt, 0, 4096, late, true));
+            assertThat(f.sent()).as("later Data-Out of the ended task is dropped").isEmpty();
+            assertThat(late.refCnt()).isZero();
+        }
+    }
+
+    @Test
+    void dataDigestErrorOnADataOutOfNoTaskOnlyRejects() {
+        try (SessionFixture f = new SessionFixture()) {
+            f.send(lostToDataDigest(f, 0x77, 3, 0, 0, 512, true));
+            List<IscsiPdu> out = f.sent();
+            assertThat(out).extracting(IscsiPdu::opcode).containsExactly(Opcode.REJECT);
+            assertThat(out.getFirst().byte2()).isEqualTo(RejectReason.DATA_DIGEST_ERROR);
+            SessionFixture.release(out);
+            assertThat(f.channel.isOpen()).isTrue();
         }
     }
 
