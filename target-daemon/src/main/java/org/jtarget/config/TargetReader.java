@@ -2,8 +2,10 @@ package org.jtarget.config;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Reads and checks {@code targets[]}, their LUNs, ACLs and CHAP, and resolves portal and backstore names. */
@@ -26,6 +28,9 @@ final class TargetReader {
             throws ConfigException {
         List<TargetConfig> result = new ArrayList<>();
         Set<String> names = new HashSet<>();
+        // One backstore backs one logical unit: two LUs over one store would each keep their own
+        // reservations, unit attentions and range locks for the same blocks.
+        Map<String, String> lunOfStore = new HashMap<>();
         for (ConfigNode node : root.maps("targets")) {
             node.requireOnlyKeys(TARGET_KEYS);
             String iqn = name(node, "iqn", node.requireString("iqn"));
@@ -33,7 +38,7 @@ final class TargetReader {
                 throw node.error("iqn", "duplicate target name '" + iqn + "'");
             }
             List<String> portalNames = portalNames(node, portals);
-            List<LunConfig> luns = luns(node, stores);
+            List<LunConfig> luns = luns(node, iqn, stores, lunOfStore);
             result.add(new TargetConfig(iqn, node.string("alias"), portalNames, luns, acl(node), chap(node)));
         }
         return result;
@@ -64,10 +69,10 @@ final class TargetReader {
         return names;
     }
 
-    private static List<LunConfig> luns(ConfigNode node, List<BackstoreConfig> stores) throws ConfigException {
+    private static List<LunConfig> luns(ConfigNode node, String iqn, List<BackstoreConfig> stores,
+                                        Map<String, String> lunOfStore) throws ConfigException {
         List<LunConfig> luns = new ArrayList<>();
         Set<Integer> numbers = new HashSet<>();
-        Set<String> used = new HashSet<>();
         for (ConfigNode lunNode : node.maps("luns")) {
             lunNode.requireOnlyKeys(LUN_KEYS);
             if (!lunNode.has("lun")) {
@@ -81,8 +86,10 @@ final class TargetReader {
             if (stores.stream().noneMatch(b -> b.name().equals(store))) {
                 throw lunNode.error("backstore", "unknown backstore '" + store + "'");
             }
-            if (!used.add(store)) {
-                throw lunNode.error("backstore", "backstore '" + store + "' is already a LUN of this target");
+            String earlier = lunOfStore.putIfAbsent(store, "LUN " + lun + " of " + iqn);
+            if (earlier != null) {
+                throw lunNode.error("backstore", "backstore '" + store + "' is already " + earlier
+                        + " (one backstore backs one logical unit)");
             }
             luns.add(new LunConfig(lun, store, lunNode.bool("read-only", false), lunNode.bool("removable", false)));
         }

@@ -271,6 +271,23 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void oneBackstoreTwiceInATarget() {
+        assertError(withLuns("      - { lun: 0, backstore: ram0 }\n      - { lun: 1, backstore: ram0 }\n"),
+                "targets[0].luns[1].backstore: backstore 'ram0' is already LUN 0 of iqn.2026-11.org.jtarget:demo"
+                        + " (one backstore backs one logical unit)");
+    }
+
+    @Test
+    void oneBackstoreInTwoTargets() {
+        assertError(PORTALS + "backstores:\n  - { name: a, type: memory, size: 1M }\n"
+                        + TARGET_HEAD + "    luns:\n      - { lun: 0, backstore: a }\n"
+                        + "  - iqn: iqn.2026-11.org.jtarget:other\n    portals: [default]\n    acl: [\"*\"]\n"
+                        + "    luns:\n      - { lun: 5, backstore: a }\n",
+                "targets[1].luns[0].backstore: backstore 'a' is already LUN 0 of iqn.2026-11.org.jtarget:demo"
+                        + " (one backstore backs one logical unit)");
+    }
+
+    @Test
     void duplicateLunNumber() {
         assertError(PORTALS + "backstores:\n  - { name: a, type: memory, size: 1M }\n  - { name: b, type: memory, size: 1M }\n"
                         + TARGET_HEAD + "    luns:\n      - { lun: 3, backstore: a }\n      - { lun: 3, backstore: b }\n",
