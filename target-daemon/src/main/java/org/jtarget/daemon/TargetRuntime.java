@@ -73,7 +73,7 @@ public final class TargetRuntime implements DaemonRuntime {
         for (LunConfig lun : target.luns()) {
             luns.add(new LogicalUnitDefinition(lun.lun(), stores.get(lun.backstore()), lun.readOnly(), lun.removable()));
         }
-        ScsiTargetCore core = new ScsiTargetCore(target.iqn(), luns, ioExecutors);
+        ScsiTargetCore core = new ScsiTargetCore(target.iqn(), luns, ioExecutors, config.daemon().stateDir());
         List<IscsiPortalDefinition> portals = new ArrayList<>();
         for (String name : target.portalNames()) {
             portals.add(portalDefinition(config.portal(name)));

@@ -9,6 +9,8 @@ public final class Opcodes {
     public static final int INQUIRY = 0x12;
     public static final int MODE_SELECT_6 = 0x15;
     public static final int MODE_SENSE_6 = 0x1A;
+    public static final int RESERVE_6 = 0x16;
+    public static final int RELEASE_6 = 0x17;
     public static final int START_STOP_UNIT = 0x1B;
     public static final int READ_CAPACITY_10 = 0x25;
     public static final int READ_10 = 0x28;
@@ -18,7 +20,11 @@ public final class Opcodes {
     public static final int PRE_FETCH_10 = 0x34;
     public static final int SYNCHRONIZE_CACHE_10 = 0x35;
     public static final int MODE_SELECT_10 = 0x55;
+    public static final int RESERVE_10 = 0x56;
+    public static final int RELEASE_10 = 0x57;
     public static final int MODE_SENSE_10 = 0x5A;
+    public static final int PERSISTENT_RESERVE_IN = 0x5E;
+    public static final int PERSISTENT_RESERVE_OUT = 0x5F;
     public static final int READ_16 = 0x88;
     public static final int COMPARE_AND_WRITE = 0x89;
     public static final int WRITE_16 = 0x8A;
@@ -41,6 +47,22 @@ public final class Opcodes {
     /** MAINTENANCE IN service actions (SPC-4 6.35, 6.37). */
     public static final int SA_REPORT_SUPPORTED_OPERATION_CODES = 0x0C;
     public static final int SA_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS = 0x0D;
+
+    /** PERSISTENT RESERVE IN service actions (SPC-4 6.14.1). */
+    public static final int SA_READ_KEYS = 0x00;
+    public static final int SA_READ_RESERVATION = 0x01;
+    public static final int SA_REPORT_CAPABILITIES = 0x02;
+    public static final int SA_READ_FULL_STATUS = 0x03;
+
+    /** PERSISTENT RESERVE OUT service actions (SPC-4 6.15.2). */
+    public static final int SA_REGISTER = 0x00;
+    public static final int SA_RESERVE = 0x01;
+    public static final int SA_RELEASE = 0x02;
+    public static final int SA_CLEAR = 0x03;
+    public static final int SA_PREEMPT = 0x04;
+    public static final int SA_PREEMPT_AND_ABORT = 0x05;
+    public static final int SA_REGISTER_AND_IGNORE_EXISTING_KEY = 0x06;
+    public static final int SA_REGISTER_AND_MOVE = 0x07;
 
     private Opcodes() {
     }

@@ -194,6 +194,14 @@ public final class CommandContext implements Runnable {
         this.specialStatus = status;
     }
 
+    /**
+     * Ends the command with RESERVATION CONFLICT status (SAM-5 5.3.1), no sense data: the
+     * reservation checks of RESERVE, RELEASE and PERSISTENT RESERVE OUT (SPC-2, SPC-4 5.13).
+     */
+    public void reservationConflict() {
+        this.specialStatus = org.jtarget.scsi.spi.ScsiStatus.RESERVATION_CONFLICT;
+    }
+
     public SenseReason error() { return error; }
     long information() { return information; }
     int fieldPointer() { return fieldPointer; }

@@ -18,7 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Runs every command through the fixed gate, its parser and its executor (DESIGN 3 "Dispatch"):
- * control byte → LUN exists → unit attention → parse (range checks, write protect) →
+ * control byte → LUN exists → unit attention → reservation conflict → parse (range checks, write protect) →
  * {@link FabricOps#writePending} for data-out → execute → exactly one final FabricOps call.
  *
  * <p>Aborts: a command in data-out transfer that task management aborts is ended here with
@@ -52,8 +52,10 @@ public final class CommandDispatcher {
         cmd.coreContext(ctx);
         try {
             SenseReason rejected = gateAndParse(ctx);
-            if (rejected != null) {
-                ctx.fail(rejected);
+            if (rejected != null || ctx.specialStatus() != 0) {
+                if (rejected != null) {
+                    ctx.fail(rejected);
+                }
                 finish(ctx);
                 return;
             }
@@ -116,6 +118,10 @@ public final class CommandDispatcher {
                     return ua;
                 }
             }
+            if (lu.reservations().conflicts(cmd.nexus(), entry.reservation(), cmd.cdb())) {
+                ctx.reservationConflict(); // SPC-4 5.13.1 table 72, SBC-4 4.17, SPC-2 5.5.1
+                return null;
+            }
             lu.taskSet().add(ctx);
         }
         SenseReason bad = entry.handler().parse(ctx);
@@ -153,7 +159,9 @@ public final class CommandDispatcher {
     private void executeInRange(CommandContext ctx) {
         ctx.state(CommandContext.STATE_EXECUTING);
         LogicalUnit lu = ctx.lu();
-        if (ctx.entry().has(OpcodeEntry.MEDIUM_IO) && lu != null && !lu.store().isNonBlocking()) {
+        OpcodeEntry entry = ctx.entry();
+        if (lu != null && (entry.has(OpcodeEntry.OFF_LOOP)
+                || entry.has(OpcodeEntry.MEDIUM_IO) && !lu.store().isNonBlocking())) {
             try {
                 lu.ioExecutor().execute(ctx);
             } catch (RejectedExecutionException e) {

@@ -1,5 +1,8 @@
 package org.jtarget.scsi.dispatch;
 
+import org.jtarget.scsi.pr.SpcPersistentReserveIn;
+import org.jtarget.scsi.pr.SpcPersistentReserveOut;
+import org.jtarget.scsi.pr.SpcReserveRelease;
 import org.jtarget.scsi.sbc.SbcCompareAndWrite;
 import org.jtarget.scsi.sbc.SbcOrWrite;
 import org.jtarget.scsi.sbc.SbcPreFetch;
@@ -18,6 +21,7 @@ import org.jtarget.scsi.spc.SpcTestUnitReady;
 
 import static org.jtarget.scsi.cdb.Opcodes.*;
 import static org.jtarget.scsi.dispatch.OpcodeEntry.*;
+import static org.jtarget.scsi.pr.ReservationRule.*;
 import static org.jtarget.scsi.sbc.SbcReadWrite.Kind.*;
 
 /**
@@ -45,55 +49,95 @@ public final class CommandTable {
     /** The standard table. */
     public CommandTable() {
         int noLun = NO_LUN_OK | UA_EXEMPT;
-        add(OpcodeEntry.of(TEST_UNIT_READY, "TEST UNIT READY", 6, new SpcTestUnitReady(), 0, "00 00 00 00 00 00"));
-        add(OpcodeEntry.of(REQUEST_SENSE, "REQUEST SENSE", 6, new SpcRequestSense(), noLun, "03 01 00 00 FF 00"));
-        add(OpcodeEntry.of(READ_6, "READ(6)", 6, new SbcReadWrite(READ, 6), READ_IO, "08 1F FFFF FF 00"));
-        add(OpcodeEntry.of(WRITE_6, "WRITE(6)", 6, new SbcReadWrite(WRITE, 6), WRITE_IO, "0A 1F FFFF FF 00"));
-        add(OpcodeEntry.of(INQUIRY, "INQUIRY", 6, new SpcInquiry(), noLun, "12 01 FF FFFF 00"));
-        add(OpcodeEntry.of(MODE_SELECT_6, "MODE SELECT(6)", 6, new SpcModeSelect(false), 0, "15 10 00 00 FF 00"));
-        add(OpcodeEntry.of(MODE_SENSE_6, "MODE SENSE(6)", 6, new SpcModeSense(false), 0, "1A 08 FF FF FF 00"));
-        add(OpcodeEntry.of(START_STOP_UNIT, "START STOP UNIT", 6, new SbcStartStopUnit(), 0, "1B 01 00 0F F7 00"));
-        add(OpcodeEntry.of(READ_CAPACITY_10, "READ CAPACITY(10)", 10, new SbcReadCapacity(false), 0,
+        add(OpcodeEntry.of(TEST_UNIT_READY, "TEST UNIT READY", 6, new SpcTestUnitReady(), 0, ALLOWED, "00 00 00 00 00 00"));
+        add(OpcodeEntry.of(REQUEST_SENSE, "REQUEST SENSE", 6, new SpcRequestSense(), noLun, EXEMPT, "03 01 00 00 FF 00"));
+        add(OpcodeEntry.of(READ_6, "READ(6)", 6, new SbcReadWrite(READ, 6), READ_IO, MEDIUM_READ, "08 1F FFFF FF 00"));
+        add(OpcodeEntry.of(WRITE_6, "WRITE(6)", 6, new SbcReadWrite(WRITE, 6), WRITE_IO, CONFLICT, "0A 1F FFFF FF 00"));
+        add(OpcodeEntry.of(INQUIRY, "INQUIRY", 6, new SpcInquiry(), noLun, EXEMPT, "12 01 FF FFFF 00"));
+        add(OpcodeEntry.of(MODE_SELECT_6, "MODE SELECT(6)", 6, new SpcModeSelect(false), 0, CONFLICT, "15 10 00 00 FF 00"));
+        add(OpcodeEntry.of(RESERVE_6, "RESERVE(6)", 6, new SpcReserveRelease(true, false), 0, ALLOWED,
+                "16 00 00 00 00 00"));
+        add(OpcodeEntry.of(RELEASE_6, "RELEASE(6)", 6, new SpcReserveRelease(false, false), 0, EXEMPT,
+                "17 00 00 00 00 00"));
+        add(OpcodeEntry.of(MODE_SENSE_6, "MODE SENSE(6)", 6, new SpcModeSense(false), 0, CONFLICT, "1A 08 FF FF FF 00"));
+        add(OpcodeEntry.of(START_STOP_UNIT, "START STOP UNIT", 6, new SbcStartStopUnit(), 0, START_STOP, "1B 01 00 0F F7 00"));
+        add(OpcodeEntry.of(READ_CAPACITY_10, "READ CAPACITY(10)", 10, new SbcReadCapacity(false), 0, ALLOWED,
                 "25 00 00000000 00 00 00 00"));
-        add(OpcodeEntry.of(READ_10, "READ(10)", 10, new SbcReadWrite(READ, 10), READ_IO, "28 18" + LBA10));
-        add(OpcodeEntry.of(WRITE_10, "WRITE(10)", 10, new SbcReadWrite(WRITE, 10), WRITE_IO, "2A 18" + LBA10));
+        add(OpcodeEntry.of(READ_10, "READ(10)", 10, new SbcReadWrite(READ, 10), READ_IO, MEDIUM_READ, "28 18" + LBA10));
+        add(OpcodeEntry.of(WRITE_10, "WRITE(10)", 10, new SbcReadWrite(WRITE, 10), WRITE_IO, CONFLICT, "2A 18" + LBA10));
         add(OpcodeEntry.of(WRITE_AND_VERIFY_10, "WRITE AND VERIFY(10)", 10, new SbcReadWrite(WRITE_AND_VERIFY, 10),
-                WRITE_IO, "2E 16" + LBA10));
-        add(OpcodeEntry.of(VERIFY_10, "VERIFY(10)", 10, new SbcReadWrite(VERIFY, 10), READ_IO, "2F 16" + LBA10));
-        add(OpcodeEntry.of(PRE_FETCH_10, "PRE-FETCH(10)", 10, new SbcPreFetch(false), 0, "34 02" + LBA10));
+                WRITE_IO, CONFLICT, "2E 16" + LBA10));
+        add(OpcodeEntry.of(VERIFY_10, "VERIFY(10)", 10, new SbcReadWrite(VERIFY, 10), READ_IO, MEDIUM_READ, "2F 16" + LBA10));
+        add(OpcodeEntry.of(PRE_FETCH_10, "PRE-FETCH(10)", 10, new SbcPreFetch(false), 0, MEDIUM_READ, "34 02" + LBA10));
         add(OpcodeEntry.of(SYNCHRONIZE_CACHE_10, "SYNCHRONIZE CACHE(10)", 10, new SbcSynchronizeCache(false),
-                MEDIUM_IO, "35 02" + LBA10));
-        add(OpcodeEntry.of(MODE_SELECT_10, "MODE SELECT(10)", 10, new SpcModeSelect(true), 0,
+                MEDIUM_IO, CONFLICT, "35 02" + LBA10));
+        add(OpcodeEntry.of(MODE_SELECT_10, "MODE SELECT(10)", 10, new SpcModeSelect(true), 0, CONFLICT,
                 "55 10 00 00 00 00 00 FFFF 00"));
-        add(OpcodeEntry.of(MODE_SENSE_10, "MODE SENSE(10)", 10, new SpcModeSense(true), 0,
+        add(OpcodeEntry.of(RESERVE_10, "RESERVE(10)", 10, new SpcReserveRelease(true, true), 0, ALLOWED,
+                "56 00 00 00 00 00 00 00 00 00"));
+        add(OpcodeEntry.of(RELEASE_10, "RELEASE(10)", 10, new SpcReserveRelease(false, true), 0, EXEMPT,
+                "57 00 00 00 00 00 00 00 00 00"));
+        add(OpcodeEntry.of(MODE_SENSE_10, "MODE SENSE(10)", 10, new SpcModeSense(true), 0, CONFLICT,
                 "5A 18 FF FF 00 00 00 FFFF 00"));
-        add(OpcodeEntry.of(READ_16, "READ(16)", 16, new SbcReadWrite(READ, 16), READ_IO, "88 18" + LBA16));
-        add(OpcodeEntry.of(COMPARE_AND_WRITE, "COMPARE AND WRITE", 16, new SbcCompareAndWrite(), RMW_IO,
+        add(persistentReserveIn());
+        add(persistentReserveOut());
+        add(OpcodeEntry.of(READ_16, "READ(16)", 16, new SbcReadWrite(READ, 16), READ_IO, MEDIUM_READ, "88 18" + LBA16));
+        add(OpcodeEntry.of(COMPARE_AND_WRITE, "COMPARE AND WRITE", 16, new SbcCompareAndWrite(), RMW_IO, CONFLICT,
                 "89 18 FFFFFFFFFFFFFFFF 000000 FF 00 00"));
-        add(OpcodeEntry.of(WRITE_16, "WRITE(16)", 16, new SbcReadWrite(WRITE, 16), WRITE_IO, "8A 18" + LBA16));
-        add(OpcodeEntry.of(ORWRITE_16, "ORWRITE(16)", 16, new SbcOrWrite(), RMW_IO, "8B 18" + LBA16));
+        add(OpcodeEntry.of(WRITE_16, "WRITE(16)", 16, new SbcReadWrite(WRITE, 16), WRITE_IO, CONFLICT, "8A 18" + LBA16));
+        add(OpcodeEntry.of(ORWRITE_16, "ORWRITE(16)", 16, new SbcOrWrite(), RMW_IO, CONFLICT, "8B 18" + LBA16));
         add(OpcodeEntry.of(WRITE_AND_VERIFY_16, "WRITE AND VERIFY(16)", 16, new SbcReadWrite(WRITE_AND_VERIFY, 16),
-                WRITE_IO, "8E 16" + LBA16));
-        add(OpcodeEntry.of(VERIFY_16, "VERIFY(16)", 16, new SbcReadWrite(VERIFY, 16), READ_IO, "8F 16" + LBA16));
-        add(OpcodeEntry.of(PRE_FETCH_16, "PRE-FETCH(16)", 16, new SbcPreFetch(true), 0, "90 02" + LBA16));
+                WRITE_IO, CONFLICT, "8E 16" + LBA16));
+        add(OpcodeEntry.of(VERIFY_16, "VERIFY(16)", 16, new SbcReadWrite(VERIFY, 16), READ_IO, MEDIUM_READ, "8F 16" + LBA16));
+        add(OpcodeEntry.of(PRE_FETCH_16, "PRE-FETCH(16)", 16, new SbcPreFetch(true), 0, MEDIUM_READ, "90 02" + LBA16));
         add(OpcodeEntry.of(SYNCHRONIZE_CACHE_16, "SYNCHRONIZE CACHE(16)", 16, new SbcSynchronizeCache(true),
-                MEDIUM_IO, "91 02" + LBA16));
+                MEDIUM_IO, CONFLICT, "91 02" + LBA16));
         add(serviceActionIn16());
-        add(OpcodeEntry.of(REPORT_LUNS, "REPORT LUNS", 12, new SpcReportLuns(), noLun,
+        add(OpcodeEntry.of(REPORT_LUNS, "REPORT LUNS", 12, new SpcReportLuns(), noLun, EXEMPT,
                 "A0 00 FF 000000 FFFFFFFF 00 00"));
         add(maintenanceIn());
-        add(OpcodeEntry.of(READ_12, "READ(12)", 12, new SbcReadWrite(READ, 12), READ_IO, "A8 18" + LBA12));
-        add(OpcodeEntry.of(WRITE_12, "WRITE(12)", 12, new SbcReadWrite(WRITE, 12), WRITE_IO, "AA 18" + LBA12));
+        add(OpcodeEntry.of(READ_12, "READ(12)", 12, new SbcReadWrite(READ, 12), READ_IO, MEDIUM_READ, "A8 18" + LBA12));
+        add(OpcodeEntry.of(WRITE_12, "WRITE(12)", 12, new SbcReadWrite(WRITE, 12), WRITE_IO, CONFLICT, "AA 18" + LBA12));
         add(OpcodeEntry.of(WRITE_AND_VERIFY_12, "WRITE AND VERIFY(12)", 12, new SbcReadWrite(WRITE_AND_VERIFY, 12),
-                WRITE_IO, "AE 16" + LBA12));
-        add(OpcodeEntry.of(VERIFY_12, "VERIFY(12)", 12, new SbcReadWrite(VERIFY, 12), READ_IO, "AF 16" + LBA12));
+                WRITE_IO, CONFLICT, "AE 16" + LBA12));
+        add(OpcodeEntry.of(VERIFY_12, "VERIFY(12)", 12, new SbcReadWrite(VERIFY, 12), READ_IO, MEDIUM_READ, "AF 16" + LBA12));
     }
 
     private static OpcodeEntry serviceActionIn16() {
         OpcodeEntry[] sa = new OpcodeEntry[32];
         sa[SA_READ_CAPACITY_16] = OpcodeEntry.ofServiceAction(SERVICE_ACTION_IN_16, SA_READ_CAPACITY_16,
-                "READ CAPACITY(16)", 16, new SbcReadCapacity(true), 0, "9E 10 0000000000000000 FFFFFFFF 00 00");
-        return new OpcodeEntry(SERVICE_ACTION_IN_16, -1, "SERVICE ACTION IN(16)", 16, null, 0, null, sa);
+                "READ CAPACITY(16)", 16, new SbcReadCapacity(true), 0, ALLOWED, "9E 10 0000000000000000 FFFFFFFF 00 00");
+        return new OpcodeEntry(SERVICE_ACTION_IN_16, -1, "SERVICE ACTION IN(16)", 16, null, 0, null, null, sa);
+    }
+
+    /** PERSISTENT RESERVE IN (SPC-4 6.14, 5Eh): never conflicts (SPC-4 table 72, SPC-2 5.5.1). */
+    private static OpcodeEntry persistentReserveIn() {
+        OpcodeEntry[] sa = new OpcodeEntry[32];
+        String[] names = {"READ KEYS", "READ RESERVATION", "REPORT CAPABILITIES", "READ FULL STATUS"};
+        for (int i = 0; i < names.length; i++) {
+            sa[i] = OpcodeEntry.ofServiceAction(PERSISTENT_RESERVE_IN, i, "PERSISTENT RESERVE IN " + names[i], 10,
+                    new SpcPersistentReserveIn(i), 0, EXEMPT, String.format("5E %02X 00 00 00 00 00 FFFF 00", i));
+        }
+        return new OpcodeEntry(PERSISTENT_RESERVE_IN, -1, "PERSISTENT RESERVE IN", 10, null, 0, null, null, sa);
+    }
+
+    /**
+     * PERSISTENT RESERVE OUT (SPC-4 6.15, 5Fh): allowed through persistent reservations (each
+     * service action checks the key itself), conflicts with another nexus's SPC-2 reservation;
+     * off the event loop because APTPL state is written with fsync.
+     */
+    private static OpcodeEntry persistentReserveOut() {
+        OpcodeEntry[] sa = new OpcodeEntry[32];
+        String[] names = {"REGISTER", "RESERVE", "RELEASE", "CLEAR", "PREEMPT", "PREEMPT AND ABORT",
+                "REGISTER AND IGNORE EXISTING KEY", "REGISTER AND MOVE"};
+        for (int i = 0; i < names.length; i++) {
+            boolean scopeType = i == SA_RESERVE || i == SA_RELEASE || i == SA_PREEMPT || i == SA_PREEMPT_AND_ABORT
+                    || i == SA_REGISTER_AND_MOVE;
+            sa[i] = OpcodeEntry.ofServiceAction(PERSISTENT_RESERVE_OUT, i, "PERSISTENT RESERVE OUT " + names[i], 10,
+                    new SpcPersistentReserveOut(i), OFF_LOOP, ALLOWED,
+                    String.format("5F %02X %s 00 00 FFFFFFFF 00", i, scopeType ? "FF" : "00"));
+        }
+        return new OpcodeEntry(PERSISTENT_RESERVE_OUT, -1, "PERSISTENT RESERVE OUT", 10, null, 0, null, null, sa);
     }
 
     /** MAINTENANCE IN (SPC-4 6.x, A3h): the service actions jtarget answers. */
@@ -101,11 +145,11 @@ public final class CommandTable {
         OpcodeEntry[] sa = new OpcodeEntry[32];
         sa[SA_REPORT_SUPPORTED_OPERATION_CODES] = OpcodeEntry.ofServiceAction(MAINTENANCE_IN,
                 SA_REPORT_SUPPORTED_OPERATION_CODES, "REPORT SUPPORTED OPERATION CODES", 12,
-                new SpcReportSupportedOpcodes(), 0, "A3 0C 87 FF FFFF FFFFFFFF 00 00");
+                new SpcReportSupportedOpcodes(), 0, CONFLICT, "A3 0C 87 FF FFFF FFFFFFFF 00 00");
         sa[SA_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS] = OpcodeEntry.ofServiceAction(MAINTENANCE_IN,
                 SA_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS, "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS", 12,
-                new SpcReportSupportedTmfs(), 0, "A3 0D 80 000000 FFFFFFFF 00 00");
-        return new OpcodeEntry(MAINTENANCE_IN, -1, "MAINTENANCE IN", 12, null, 0, null, sa);
+                new SpcReportSupportedTmfs(), 0, CONFLICT, "A3 0D 80 000000 FFFFFFFF 00 00");
+        return new OpcodeEntry(MAINTENANCE_IN, -1, "MAINTENANCE IN", 12, null, 0, null, null, sa);
     }
 
     private void add(OpcodeEntry e) {

@@ -1,5 +1,7 @@
 package org.jtarget.scsi.dispatch;
 
+import org.jtarget.scsi.pr.ReservationRule;
+
 import java.util.HexFormat;
 
 /**
@@ -11,14 +13,16 @@ import java.util.HexFormat;
  * @param cdbLength      CDB length; the control byte is its last byte (SAM-5 5.2)
  * @param handler        parser and executor, or null for a row that only holds service actions
  * @param flags          {@link #NO_LUN_OK}, {@link #UA_EXEMPT}, {@link #MEDIUM_IO}, {@link #WRITES_MEDIUM},
- *                       {@link #RANGE_SHARED}, {@link #RANGE_EXCLUSIVE}
+ *                       {@link #RANGE_SHARED}, {@link #RANGE_EXCLUSIVE}, {@link #OFF_LOOP}
+ * @param reservation    how the command fares under another nexus's reservation (SPC-4 table 72,
+ *                       SBC-4 4.17, SPC-2 5.5.1); null only for a holder row
  * @param cdbUsage       the CDB USAGE DATA bit map (SPC-4 6.35.3): byte 0 the opcode, byte 1 the
  *                       service action for service-action rows, every other bit set to one iff the
  *                       handler honours it; exactly {@code cdbLength} bytes (null for a holder row)
  * @param serviceActions 32 rows by SERVICE ACTION (CDB byte 1 bits 4..0), or null
  */
 public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLength, CommandHandler handler,
-                          int flags, byte[] cdbUsage, OpcodeEntry[] serviceActions) {
+                          int flags, ReservationRule reservation, byte[] cdbUsage, OpcodeEntry[] serviceActions) {
 
     /** Allowed on a LUN with no logical unit (SPC-4 4.x: INQUIRY, REPORT LUNS, REQUEST SENSE). */
     public static final int NO_LUN_OK = 1;
@@ -35,6 +39,11 @@ public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLen
     public static final int RANGE_SHARED = 1 << 4;
     /** Read-compare/modify-write: holds its LBA range alone while it executes. */
     public static final int RANGE_EXCLUSIVE = 1 << 5;
+    /**
+     * May block (fsync of persistent reservation state): always executes on the LU's I/O
+     * executor, never on an event loop (DESIGN 4.3), whatever the store.
+     */
+    public static final int OFF_LOOP = 1 << 6;
 
     public OpcodeEntry {
         if (cdbUsage != null) {
@@ -54,14 +63,16 @@ public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLen
      * @param usageHex the CDB usage map in hex, spaces allowed (e.g. {@code "28 18 FFFFFFFF 00 FFFF 00"})
      */
     public static OpcodeEntry of(int opcode, String name, int cdbLength, CommandHandler handler, int flags,
-                                 String usageHex) {
-        return new OpcodeEntry(opcode, -1, name, cdbLength, handler, flags, usage(usageHex), null);
+                                 ReservationRule reservation, String usageHex) {
+        return new OpcodeEntry(opcode, -1, name, cdbLength, handler, flags, reservation, usage(usageHex), null);
     }
 
     /** A service-action row (for a sub-table). */
     public static OpcodeEntry ofServiceAction(int opcode, int serviceAction, String name, int cdbLength,
-                                              CommandHandler handler, int flags, String usageHex) {
-        return new OpcodeEntry(opcode, serviceAction, name, cdbLength, handler, flags, usage(usageHex), null);
+                                              CommandHandler handler, int flags, ReservationRule reservation,
+                                              String usageHex) {
+        return new OpcodeEntry(opcode, serviceAction, name, cdbLength, handler, flags, reservation, usage(usageHex),
+                null);
     }
 
     private static byte[] usage(String hex) {

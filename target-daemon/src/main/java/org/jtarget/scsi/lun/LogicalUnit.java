@@ -2,6 +2,8 @@ package org.jtarget.scsi.lun;
 
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
+import org.jtarget.scsi.pr.PrStateFile;
+import org.jtarget.scsi.pr.Reservations;
 import org.jtarget.scsi.spc.ModeParameters;
 import org.jtarget.scsi.tmf.TaskSet;
 import org.jtarget.scsi.ua.UnitAttentions;
@@ -10,7 +12,7 @@ import java.util.concurrent.Executor;
 
 /**
  * One logical unit (SAM-5 4.5): a store plus what the core emulates on top of it: identity,
- * mode parameters, unit attentions, and the task set of in-flight commands.
+ * mode parameters, unit attentions, reservations, and the task set of in-flight commands.
  */
 public final class LogicalUnit {
 
@@ -22,6 +24,7 @@ public final class LogicalUnit {
     private final UnitAttentions unitAttentions = new UnitAttentions();
     private final TaskSet taskSet = new TaskSet();
     private final LbaRangeLock rangeLock = new LbaRangeLock();
+    private final Reservations reservations;
 
     /**
      * @param definition LUN, store and flags
@@ -29,11 +32,20 @@ public final class LogicalUnit {
      *                   unused when the store is non-blocking
      */
     public LogicalUnit(LogicalUnitDefinition definition, Executor ioExecutor) {
+        this(definition, ioExecutor, null);
+    }
+
+    /**
+     * @param prState where persistent reservations are kept through power loss (APTPL), or null
+     *                if this LU does not offer it (PTPL_C = 0)
+     */
+    public LogicalUnit(LogicalUnitDefinition definition, Executor ioExecutor, PrStateFile prState) {
         this.definition = definition;
         this.info = definition.store().info();
         this.identity = LuIdentity.fromSeed(info.identitySeed());
         this.ioExecutor = ioExecutor;
         this.modes = new ModeParameters(info.writeCacheEnabled());
+        this.reservations = new Reservations(unitAttentions, prState);
     }
 
     public int lun() { return definition.lun(); }
@@ -49,6 +61,8 @@ public final class LogicalUnit {
     public ModeParameters modes() { return modes; }
     public UnitAttentions unitAttentions() { return unitAttentions; }
     public TaskSet taskSet() { return taskSet; }
+    /** SPC-2 and persistent reservations (SPC-4 5.13). */
+    public Reservations reservations() { return reservations; }
     /** Orders COMPARE AND WRITE / ORWRITE against other commands on overlapping LBAs. */
     public LbaRangeLock rangeLock() { return rangeLock; }
 }

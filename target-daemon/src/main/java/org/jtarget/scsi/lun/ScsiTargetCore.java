@@ -3,12 +3,14 @@ package org.jtarget.scsi.lun;
 import org.jtarget.io.LunIoExecutors;
 import org.jtarget.scsi.dispatch.CommandDispatcher;
 import org.jtarget.scsi.dispatch.CommandTable;
+import org.jtarget.scsi.pr.PrStateFile;
 import org.jtarget.scsi.spi.ITNexus;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.TargetCore;
 import org.jtarget.scsi.spi.TmfRequest;
 import org.jtarget.scsi.tmf.TaskManagement;
 
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 
@@ -30,6 +32,15 @@ public final class ScsiTargetCore implements TargetCore {
      * @param executors  gives each LU its I/O executor (stores with isNonBlocking() never use it)
      */
     public ScsiTargetCore(String targetName, List<LogicalUnitDefinition> luns, LunIoExecutors executors) {
+        this(targetName, luns, executors, null);
+    }
+
+    /**
+     * @param stateDir the daemon's state directory: persistent reservations with APTPL live in
+     *                 {@code <stateDir>/pr/<targetName>/lun<N>.pr}; null = not offered (PTPL_C = 0)
+     */
+    public ScsiTargetCore(String targetName, List<LogicalUnitDefinition> luns, LunIoExecutors executors,
+                          Path stateDir) {
         this.targetName = targetName;
         int max = -1;
         for (LogicalUnitDefinition d : luns) {
@@ -40,7 +51,9 @@ public final class ScsiTargetCore implements TargetCore {
             if (byLun[d.lun()] != null) {
                 throw new IllegalArgumentException(targetName + ": LUN " + d.lun() + " defined twice");
             }
-            byLun[d.lun()] = new LogicalUnit(d, executors.forLun(targetName + "/lun" + d.lun()));
+            PrStateFile prState = stateDir == null ? null
+                    : new PrStateFile(stateDir.resolve("pr").resolve(targetName).resolve("lun" + d.lun() + ".pr"));
+            byLun[d.lun()] = new LogicalUnit(d, executors.forLun(targetName + "/lun" + d.lun()), prState);
         }
         this.lunNumbers = luns.stream().mapToInt(LogicalUnitDefinition::lun).sorted().toArray();
         this.dispatcher = new CommandDispatcher(this, new CommandTable());
@@ -85,6 +98,7 @@ public final class ScsiTargetCore implements TargetCore {
     public void nexusLoggedIn(ITNexus nexus) {
         for (int lun : lunNumbers) {
             byLun[lun].unitAttentions().nexusAdded(nexus);
+            byLun[lun].reservations().nexusAdded(nexus);
         }
     }
 
@@ -93,6 +107,7 @@ public final class ScsiTargetCore implements TargetCore {
         taskManagement.nexusLost(nexus);
         for (int lun : lunNumbers) {
             byLun[lun].unitAttentions().nexusRemoved(nexus);
+            byLun[lun].reservations().nexusRemoved(nexus); // releases its SPC-2 reservation
         }
     }
 

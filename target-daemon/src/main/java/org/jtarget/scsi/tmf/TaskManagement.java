@@ -85,12 +85,14 @@ public final class TaskManagement {
 
     /**
      * SAM-5 6.3.3 logical unit reset: abort every task, return mode parameters to their defaults,
+     * release the SPC-2 reservation (SPC-2 5.5.1; persistent reservations stay, SPC-4 5.13.1)
      * and raise BUS DEVICE RESET FUNCTION OCCURRED for every I_T nexus.
      */
     private static void resetLogicalUnit(LogicalUnit lu, TmfCompletion completion) {
         lu.taskSet().abort(null, false, 0, completion);
         lu.modes().writeCacheEnabled(lu.modes().defaultWriteCacheEnabled());
         lu.modes().descriptorSense(false);
+        lu.reservations().reset();
         lu.unitAttentions().raiseAll(SenseReason.BUS_DEVICE_RESET_FUNCTION_OCCURRED);
     }
 

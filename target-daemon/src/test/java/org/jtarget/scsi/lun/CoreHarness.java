@@ -49,13 +49,18 @@ public final class CoreHarness implements FabricOps {
     private final Map<ScsiCommand, byte[]> pendingData = new HashMap<>();
 
     public CoreHarness(List<LogicalUnitDefinition> luns) {
+        this(luns, null);
+    }
+
+    /** With persistent reservation state kept under {@code stateDir} (null: none). */
+    public CoreHarness(List<LogicalUnitDefinition> luns, java.nio.file.Path stateDir) {
         Executor manual = r -> {
             if (rejectIo) {
                 throw new RejectedExecutionException("full");
             }
             io.add(r);
         };
-        core = new ScsiTargetCore("iqn.t", luns, new LunIoExecutors(name -> manual));
+        core = new ScsiTargetCore("iqn.t", luns, new LunIoExecutors(name -> manual), stateDir);
     }
 
     /** One LU 0 on {@code store}. */
@@ -92,6 +97,13 @@ public final class CoreHarness implements FabricOps {
     /** Submit from NEXUS_A to LUN 0 and run any queued I/O; returns the result. */
     public Result run(byte[] cdb, int edtl, byte[] out) {
         ScsiCommand cmd = submit(NEXUS_A, 0, 1, cdb, edtl, out);
+        runIo();
+        return results.get(cmd);
+    }
+
+    /** Submit from {@code nexus} to LUN 0 and run any queued I/O; returns the result. */
+    public Result run(ITNexus nexus, byte[] cdb, int edtl, byte[] out) {
+        ScsiCommand cmd = submit(nexus, 0, 1, cdb, edtl, out);
         runIo();
         return results.get(cmd);
     }
