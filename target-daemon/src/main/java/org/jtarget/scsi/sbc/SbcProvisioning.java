@@ -22,9 +22,10 @@ public final class SbcProvisioning {
     public static final int MAX_UNMAP_DESCRIPTORS = 256;
     /**
      * Bytes one WRITE SAME may cover (MAXIMUM WRITE SAME LENGTH = this / block size): the pattern
-     * is written chunk by chunk, on the event loop for a memory store, so the length is bounded.
+     * is written buffer by buffer, on the event loop for a memory store, so one command costs no
+     * more than the largest single WRITE ({@link SbcLimits#MAX_TRANSFER_BYTES}).
      */
-    public static final int MAX_WRITE_SAME_BYTES = 64 * 1024 * 1024;
+    public static final int MAX_WRITE_SAME_BYTES = SbcLimits.MAX_TRANSFER_BYTES;
     /** SBC-4 6.6.5 PROVISIONING TYPE 010b: thin provisioned. */
     public static final int PROVISIONING_TYPE_THIN = 2;
 

@@ -22,10 +22,12 @@ import java.io.IOException;
  * <li>NUMBER OF BLOCKS 0 means through the last LBA (WSNZ = 0 in the Block Limits VPD page); more
  *     than MAXIMUM WRITE SAME LENGTH is INVALID FIELD IN CDB, checked after the LBA range so that
  *     a range past the capacity is LBA OUT OF RANGE first.</li>
- * <li>UNMAP = 1 on a thin LU deallocates when the block to write is what a deallocated block
- *     reads as (zeros, LBPRZ = 1); any other pattern is written (SBC-4 4.7.3.4.2: after the
- *     command every block must read as the data-out). On a fully provisioned LU (LBPWS = 0) it is
- *     INVALID FIELD IN CDB, so that WRITE SAME availability matches the VPD page.</li>
+ * <li>UNMAP = 1 on a thin LU deallocates the range whatever the data-out holds (SBC-4 table
+ *     "ANCHOR bit, UNMAP bit, and ANC_SUP bit relationships", footnote e: a thin LU should
+ *     deallocate each LBA); the blocks then read as zeros (LBPRZ = 1), which libiscsi's
+ *     WriteSame*.UnmapUntilEnd checks after sending 0xFF data. On a fully provisioned LU
+ *     (LBPWS = 0) it is INVALID FIELD IN CDB, so that WRITE SAME availability matches the VPD
+ *     page.</li>
  * <li>ANCHOR = 1 is INVALID FIELD IN CDB (SBC-4 table "ANCHOR, UNMAP and ANC_SUP": ANC_SUP = 0);
  *     PBDATA/LBDATA (obsolete in SBC-4) and WRPROTECT (no protection information) likewise.</li>
  * <li>NDOB = 1 (16 only): no data-out, the block is zeros.</li>
@@ -117,9 +119,8 @@ public final class SbcWriteSame implements CommandHandler {
                 return;
             }
         }
-        boolean zeros = block == null || isZero(block, block.readerIndex(), bs);
-        if ((ctx.mode() & MODE_UNMAP) != 0 && zeros && SbcProvisioning.lbprz(lu)) {
-            lu.store().unmap(ctx.lba(), ctx.blocks());
+        if ((ctx.mode() & MODE_UNMAP) != 0) {
+            lu.store().unmap(ctx.lba(), ctx.blocks()); // parse allowed UNMAP only on a thin LU
             return;
         }
         writePattern(ctx, block);
@@ -150,20 +151,5 @@ public final class SbcWriteSame implements CommandHandler {
         } finally {
             buf.release();
         }
-    }
-
-    private static boolean isZero(ByteBuf b, int from, int length) {
-        int i = 0;
-        for (; i + Long.BYTES <= length; i += Long.BYTES) {
-            if (b.getLong(from + i) != 0) {
-                return false;
-            }
-        }
-        for (; i < length; i++) {
-            if (b.getByte(from + i) != 0) {
-                return false;
-            }
-        }
-        return true;
     }
 }
