@@ -143,6 +143,25 @@ public final class MemoryBackstore implements Backstore {
         return info.thin();
     }
 
+    /** One chunk: the memory store allocates and frees whole chunks. */
+    @Override
+    public int unmapGranularityBlocks() {
+        return chunkSize / info.blockSize();
+    }
+
+    /** Mapped where a chunk is allocated, deallocated where none is (chunk by chunk, no copying). */
+    @Override
+    public ProvisioningRun provisioningRun(long lba, long maxBlocks) throws IOException {
+        long pos = checkRange(lba, maxBlocks * info.blockSize());
+        long end = pos + maxBlocks * info.blockSize();
+        boolean mapped = chunks.get((int) (pos >>> chunkShift)) != null;
+        long next = ((pos >>> chunkShift) + 1) << chunkShift;
+        while (next < end && (chunks.get((int) (next >>> chunkShift)) != null) == mapped) {
+            next += chunkSize;
+        }
+        return new ProvisioningRun(mapped, (Math.min(next, end) - pos) / info.blockSize());
+    }
+
     /** Frees the chunks the range covers whole and zeroes the partial ones at its edges. */
     @Override
     public void unmap(long lba, long blocks) throws IOException {

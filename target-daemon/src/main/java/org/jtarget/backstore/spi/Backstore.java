@@ -51,9 +51,44 @@ public interface Backstore extends AutoCloseable {
         return false;
     }
 
-    /** Deallocates the range; later reads return zeros. */
+    /**
+     * Deallocates the range; later reads return zeros. Blocks the store cannot deallocate on their
+     * own (parts of a larger allocation unit, see {@link #unmapGranularityBlocks}) are zeroed and
+     * stay mapped. Only called when {@link #supportsUnmap} is true, with a range inside the store.
+     */
     default void unmap(long lba, long blocks) throws IOException {
         throw new UnsupportedOperationException("unmap");
+    }
+
+    /**
+     * The store's allocation unit in blocks (SBC-4 6.6.4 OPTIMAL UNMAP GRANULARITY): an unmap
+     * deallocates only whole units aligned to multiples of it (from LBA 0). 1 = any block.
+     */
+    default int unmapGranularityBlocks() {
+        return 1;
+    }
+
+    /**
+     * The provisioning state of the blocks from {@code lba} (SBC-4 5.7 GET LBA STATUS): whether
+     * block {@code lba} is mapped, and how many blocks from it (at least 1, at most
+     * {@code maxBlocks}) share that state. A fully provisioned store is mapped everywhere, which
+     * the default says. Called on the LU's I/O executor unless {@link #isNonBlocking()}.
+     *
+     * @param lba       a block inside the store
+     * @param maxBlocks the most blocks to look at (&gt;= 1; the caller keeps lba + maxBlocks within the store)
+     */
+    default ProvisioningRun provisioningRun(long lba, long maxBlocks) throws IOException {
+        return new ProvisioningRun(true, maxBlocks);
+    }
+
+    /**
+     * A run of blocks with one provisioning state (SBC-4 4.7.4: mapped, or deallocated and
+     * reading as zeros).
+     *
+     * @param mapped true if the blocks are mapped, false if deallocated
+     * @param blocks the run's length in blocks (&gt;= 1)
+     */
+    record ProvisioningRun(boolean mapped, long blocks) {
     }
 
     /** Flushes and closes; idempotent. */

@@ -19,6 +19,9 @@ public final class Opcodes {
     public static final int VERIFY_10 = 0x2F;
     public static final int PRE_FETCH_10 = 0x34;
     public static final int SYNCHRONIZE_CACHE_10 = 0x35;
+    public static final int READ_DEFECT_DATA_10 = 0x37;
+    public static final int WRITE_SAME_10 = 0x41;
+    public static final int UNMAP = 0x42;
     public static final int MODE_SELECT_10 = 0x55;
     public static final int RESERVE_10 = 0x56;
     public static final int RELEASE_10 = 0x57;
@@ -33,6 +36,8 @@ public final class Opcodes {
     public static final int VERIFY_16 = 0x8F;
     public static final int PRE_FETCH_16 = 0x90;
     public static final int SYNCHRONIZE_CACHE_16 = 0x91;
+    public static final int WRITE_SAME_16 = 0x93;
+    public static final int WRITE_ATOMIC_16 = 0x9C;
     public static final int SERVICE_ACTION_IN_16 = 0x9E;
     public static final int REPORT_LUNS = 0xA0;
     public static final int MAINTENANCE_IN = 0xA3;
@@ -40,9 +45,11 @@ public final class Opcodes {
     public static final int WRITE_12 = 0xAA;
     public static final int WRITE_AND_VERIFY_12 = 0xAE;
     public static final int VERIFY_12 = 0xAF;
+    public static final int READ_DEFECT_DATA_12 = 0xB7;
 
     /** SERVICE ACTION IN(16) service actions (SBC-4 5.x). */
     public static final int SA_READ_CAPACITY_16 = 0x10;
+    public static final int SA_GET_LBA_STATUS = 0x12;
 
     /** MAINTENANCE IN service actions (SPC-4 6.35, 6.37). */
     public static final int SA_REPORT_SUPPORTED_OPERATION_CODES = 0x0C;

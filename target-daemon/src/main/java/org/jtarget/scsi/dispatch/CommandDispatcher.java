@@ -123,6 +123,10 @@ public final class CommandDispatcher {
                 return null;
             }
             lu.taskSet().add(ctx);
+            if (!entry.supportedOn(lu)) {
+                // backstore capability (DESIGN 3): e.g. UNMAP on a fully provisioned LU
+                return SenseReason.INVALID_COMMAND_OPERATION_CODE;
+            }
         }
         SenseReason bad = entry.handler().parse(ctx);
         if (bad == null && lu != null && entry.has(OpcodeEntry.WRITES_MEDIUM) && lu.readOnly()) {

@@ -6,10 +6,14 @@ import org.jtarget.scsi.pr.SpcReserveRelease;
 import org.jtarget.scsi.sbc.SbcCompareAndWrite;
 import org.jtarget.scsi.sbc.SbcOrWrite;
 import org.jtarget.scsi.sbc.SbcPreFetch;
+import org.jtarget.scsi.sbc.SbcGetLbaStatus;
 import org.jtarget.scsi.sbc.SbcReadCapacity;
+import org.jtarget.scsi.sbc.SbcReadDefectData;
 import org.jtarget.scsi.sbc.SbcReadWrite;
 import org.jtarget.scsi.sbc.SbcStartStopUnit;
 import org.jtarget.scsi.sbc.SbcSynchronizeCache;
+import org.jtarget.scsi.sbc.SbcUnmap;
+import org.jtarget.scsi.sbc.SbcWriteSame;
 import org.jtarget.scsi.spc.SpcInquiry;
 import org.jtarget.scsi.spc.SpcModeSelect;
 import org.jtarget.scsi.spc.SpcModeSense;
@@ -71,6 +75,15 @@ public final class CommandTable {
         add(OpcodeEntry.of(PRE_FETCH_10, "PRE-FETCH(10)", 10, new SbcPreFetch(false), 0, MEDIUM_READ, "34 02" + LBA10));
         add(OpcodeEntry.of(SYNCHRONIZE_CACHE_10, "SYNCHRONIZE CACHE(10)", 10, new SbcSynchronizeCache(false),
                 MEDIUM_IO, CONFLICT, "35 02" + LBA10));
+        // SBC-4 5.13: no defects; the header in the requested format
+        add(OpcodeEntry.of(READ_DEFECT_DATA_10, "READ DEFECT DATA(10)", 10, new SbcReadDefectData(false), 0,
+                MEDIUM_READ, "37 00 1F 00000000 FFFF 00"));
+        // SBC-4 5.48: ANCHOR/PBDATA/LBDATA/WRPROTECT only accepted as zero
+        add(OpcodeEntry.of(WRITE_SAME_10, "WRITE SAME(10)", 10, new SbcWriteSame(false), WRITE_IO, CONFLICT,
+                "41 08" + LBA10));
+        // SBC-4 5.32: only on a thin LU; the whole LU is held shared (ranges arrive with the data)
+        add(OpcodeEntry.of(UNMAP, "UNMAP", 10, new SbcUnmap(), WRITE_IO | NEEDS_UNMAP, CONFLICT,
+                "42 00 00000000 00 FFFF 00"));
         add(OpcodeEntry.of(MODE_SELECT_10, "MODE SELECT(10)", 10, new SpcModeSelect(true), 0, CONFLICT,
                 "55 10 00 00 00 00 00 FFFF 00"));
         add(OpcodeEntry.of(RESERVE_10, "RESERVE(10)", 10, new SpcReserveRelease(true, true), 0, ALLOWED,
@@ -92,6 +105,9 @@ public final class CommandTable {
         add(OpcodeEntry.of(PRE_FETCH_16, "PRE-FETCH(16)", 16, new SbcPreFetch(true), 0, MEDIUM_READ, "90 02" + LBA16));
         add(OpcodeEntry.of(SYNCHRONIZE_CACHE_16, "SYNCHRONIZE CACHE(16)", 16, new SbcSynchronizeCache(true),
                 MEDIUM_IO, CONFLICT, "91 02" + LBA16));
+        // SBC-4 5.49: as WRITE SAME(10), plus NDOB
+        add(OpcodeEntry.of(WRITE_SAME_16, "WRITE SAME(16)", 16, new SbcWriteSame(true), WRITE_IO, CONFLICT,
+                "93 09" + LBA16));
         add(serviceActionIn16());
         add(OpcodeEntry.of(REPORT_LUNS, "REPORT LUNS", 12, new SpcReportLuns(), noLun, EXEMPT,
                 "A0 00 FF 000000 FFFFFFFF 00 00"));
@@ -101,12 +117,19 @@ public final class CommandTable {
         add(OpcodeEntry.of(WRITE_AND_VERIFY_12, "WRITE AND VERIFY(12)", 12, new SbcReadWrite(WRITE_AND_VERIFY, 12),
                 WRITE_IO, CONFLICT, "AE 16" + LBA12));
         add(OpcodeEntry.of(VERIFY_12, "VERIFY(12)", 12, new SbcReadWrite(VERIFY, 12), READ_IO, MEDIUM_READ, "AF 16" + LBA12));
+        // SBC-4 5.14: no defects; ADDRESS DESCRIPTOR INDEX is accepted (any index of an empty list)
+        add(OpcodeEntry.of(READ_DEFECT_DATA_12, "READ DEFECT DATA(12)", 12, new SbcReadDefectData(true), 0,
+                MEDIUM_READ, "B7 1F FFFFFFFF FFFFFFFF 00 00"));
     }
 
     private static OpcodeEntry serviceActionIn16() {
         OpcodeEntry[] sa = new OpcodeEntry[32];
         sa[SA_READ_CAPACITY_16] = OpcodeEntry.ofServiceAction(SERVICE_ACTION_IN_16, SA_READ_CAPACITY_16,
                 "READ CAPACITY(16)", 16, new SbcReadCapacity(true), 0, ALLOWED, "9E 10 0000000000000000 FFFFFFFF 00 00");
+        // SBC-4 5.7: the store's mapped/deallocated runs (MEDIUM_IO: a file store may seek)
+        sa[SA_GET_LBA_STATUS] = OpcodeEntry.ofServiceAction(SERVICE_ACTION_IN_16, SA_GET_LBA_STATUS,
+                "GET LBA STATUS", 16, new SbcGetLbaStatus(), MEDIUM_IO, MEDIUM_READ,
+                "9E 12 FFFFFFFFFFFFFFFF FFFFFFFF 00 00");
         return new OpcodeEntry(SERVICE_ACTION_IN_16, -1, "SERVICE ACTION IN(16)", 16, null, 0, null, null, sa);
     }
 

@@ -1,5 +1,6 @@
 package org.jtarget.scsi.dispatch;
 
+import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.pr.ReservationRule;
 
 import java.util.HexFormat;
@@ -13,7 +14,8 @@ import java.util.HexFormat;
  * @param cdbLength      CDB length; the control byte is its last byte (SAM-5 5.2)
  * @param handler        parser and executor, or null for a row that only holds service actions
  * @param flags          {@link #NO_LUN_OK}, {@link #UA_EXEMPT}, {@link #MEDIUM_IO}, {@link #WRITES_MEDIUM},
- *                       {@link #RANGE_SHARED}, {@link #RANGE_EXCLUSIVE}, {@link #OFF_LOOP}
+ *                       {@link #RANGE_SHARED}, {@link #RANGE_EXCLUSIVE}, {@link #OFF_LOOP},
+ *                       {@link #NEEDS_UNMAP}
  * @param reservation    how the command fares under another nexus's reservation (SPC-4 table 72,
  *                       SBC-4 4.17, SPC-2 5.5.1); null only for a holder row
  * @param cdbUsage       the CDB USAGE DATA bit map (SPC-4 6.35.3): byte 0 the opcode, byte 1 the
@@ -44,6 +46,12 @@ public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLen
      * executor, never on an event loop (DESIGN 4.3), whatever the store.
      */
     public static final int OFF_LOOP = 1 << 6;
+    /**
+     * Exists only on a logical unit whose store deallocates ({@code Backstore.supportsUnmap()}):
+     * logical block provisioning management, LBPME = 1 (SBC-4 4.7.3, 5.20.2). Elsewhere the gate
+     * answers INVALID COMMAND OPERATION CODE and REPORT SUPPORTED OPERATION CODES leaves it out.
+     */
+    public static final int NEEDS_UNMAP = 1 << 7;
 
     public OpcodeEntry {
         if (cdbUsage != null) {
@@ -82,6 +90,11 @@ public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLen
     /** True if any of the bits in {@code flag} is set. */
     public boolean has(int flag) {
         return (flags & flag) != 0;
+    }
+
+    /** True if this command exists on {@code lu} (its capability flags hold; any command without a LU). */
+    public boolean supportedOn(LogicalUnit lu) {
+        return !has(NEEDS_UNMAP) || lu == null || lu.store().supportsUnmap();
     }
 
     /** True for a row reached through a service action (reported with SERVACTV = 1). */

@@ -21,6 +21,8 @@ import org.jtarget.scsi.sense.SenseReason;
 public final class SbcReadCapacity implements CommandHandler {
 
     static final int RC16_DATA_LENGTH = 32;
+    private static final int LBPME = 0x8000;
+    private static final int LBPRZ = 0x4000;
     private final boolean sixteen;
 
     public SbcReadCapacity(boolean sixteen) {
@@ -61,8 +63,9 @@ public final class SbcReadCapacity implements CommandHandler {
         b.writeInt(lu.blockSize());
         b.writeByte(0); // no protection information
         b.writeByte(0); // one logical block per physical block
-        // LBPME/LBPRZ stay 0: the core does not implement UNMAP / WRITE SAME unmap yet
-        b.writeShort(0);
+        // SBC-4 5.20.2: LBPME(15) = thin with UNMAP, LBPRZ(14) = deallocated blocks read as zeros;
+        // LOWEST ALIGNED LOGICAL BLOCK ADDRESS 0
+        b.writeShort((SbcProvisioning.lbpme(lu) ? LBPME : 0) | (SbcProvisioning.lbprz(lu) ? LBPRZ : 0));
         b.writeZero(RC16_DATA_LENGTH - b.writerIndex());
         ctx.respond(b, ctx.lba());
     }

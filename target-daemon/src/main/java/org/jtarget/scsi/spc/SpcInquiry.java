@@ -38,7 +38,7 @@ public final class SpcInquiry implements CommandHandler {
             // SPC-4 6.4.1: PAGE CODE must be zero when EVPD is zero
             return ctx.invalidCdbField(2, SenseBuilder.NONE);
         }
-        if (evpd && (ctx.lu() == null || !VpdPages.supports(page))) {
+        if (evpd && (ctx.lu() == null || !VpdPages.supports(page, ctx.lu()))) {
             return ctx.lu() == null ? SenseReason.LOGICAL_UNIT_NOT_SUPPORTED
                     : ctx.invalidCdbField(2, SenseBuilder.NONE);
         }

@@ -6,6 +6,7 @@ import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.dispatch.CommandHandler;
 import org.jtarget.scsi.dispatch.CommandTable;
 import org.jtarget.scsi.dispatch.OpcodeEntry;
+import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.sense.SenseBuilder;
 import org.jtarget.scsi.sense.SenseReason;
 
@@ -72,11 +73,12 @@ public final class SpcReportSupportedOpcodes implements CommandHandler {
         int options = ctx.mode() & 0x07;
         ByteBuf b = ctx.cmd().alloc().heapBuffer(options == ALL ? 8192 : 512);
         if (options == ALL) {
-            writeAll(b, table, timeouts);
+            writeAll(b, table, timeouts, ctx.lu());
         } else {
             byte[] cdb = ctx.cdb();
-            writeOne(b, find(table, options, Cdb.u8(cdb, REQUESTED_OPCODE_OFFSET),
-                    Cdb.u16(cdb, REQUESTED_SA_OFFSET)), timeouts);
+            OpcodeEntry e = find(table, options, Cdb.u8(cdb, REQUESTED_OPCODE_OFFSET),
+                    Cdb.u16(cdb, REQUESTED_SA_OFFSET));
+            writeOne(b, e != null && e.supportedOn(ctx.lu()) ? e : null, timeouts);
         }
         ctx.respond(b, Cdb.u32(ctx.cdb(), ALLOCATION_LENGTH_OFFSET));
     }
@@ -92,7 +94,7 @@ public final class SpcReportSupportedOpcodes implements CommandHandler {
         return serviceAction < row.serviceActions().length ? row.serviceActions()[serviceAction] : null;
     }
 
-    private static void writeAll(ByteBuf b, CommandTable table, boolean timeouts) {
+    private static void writeAll(ByteBuf b, CommandTable table, boolean timeouts, LogicalUnit lu) {
         b.writeInt(0); // COMMAND DATA LENGTH, patched below
         for (int op = 0; op < 256; op++) {
             OpcodeEntry row = table.row(op);
@@ -100,11 +102,13 @@ public final class SpcReportSupportedOpcodes implements CommandHandler {
                 continue;
             }
             if (row.serviceActions() == null) {
-                writeDescriptor(b, row, timeouts);
+                if (row.supportedOn(lu)) {
+                    writeDescriptor(b, row, timeouts);
+                }
                 continue;
             }
             for (OpcodeEntry sa : row.serviceActions()) {
-                if (sa != null) {
+                if (sa != null && sa.supportedOn(lu)) {
                     writeDescriptor(b, sa, timeouts);
                 }
             }

@@ -5,6 +5,7 @@ import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.LuIdentity;
 import org.jtarget.scsi.sbc.SbcLimits;
+import org.jtarget.scsi.sbc.SbcProvisioning;
 import org.jtarget.scsi.spi.ITNexus;
 
 import java.nio.charset.StandardCharsets;
@@ -25,6 +26,13 @@ final class VpdPages {
     private static final int[] PAGES = {SUPPORTED_PAGES, UNIT_SERIAL_NUMBER, DEVICE_IDENTIFICATION,
             BLOCK_LIMITS, BLOCK_DEVICE_CHARACTERISTICS, LOGICAL_BLOCK_PROVISIONING};
     static final int PAGE_LENGTH_OFFSET = 2;
+    /** Block Limits byte 32 bit 7: UNMAP GRANULARITY ALIGNMENT is valid. */
+    private static final int UGAVALID = 0x8000_0000;
+    /** Logical Block Provisioning byte 5 (SBC-4 6.6.5): LBPU(7) LBPWS(6) LBPWS10(5) LBPRZ(4..2). */
+    private static final int LBPU = 0x80;
+    private static final int LBPWS = 0x40;
+    private static final int LBPWS10 = 0x20;
+    private static final int LBPRZ_ZEROS = 0x04;
 
     // SPC-4 7.8.6.1 designator header byte 0: PROTOCOL IDENTIFIER (7..4) | CODE SET (3..0)
     private static final int CODE_SET_BINARY = 1;
@@ -45,7 +53,15 @@ final class VpdPages {
     private VpdPages() {
     }
 
-    static boolean supports(int page) {
+    /**
+     * True if {@code lu} has page {@code page}. The Logical Block Provisioning page is listed only
+     * on a thin LU (SBC-4 6.6.1: required when LBPME = 1); a fully provisioned LU has nothing to
+     * say in it.
+     */
+    static boolean supports(int page, LogicalUnit lu) {
+        if (page == LOGICAL_BLOCK_PROVISIONING) {
+            return SbcProvisioning.lbpme(lu);
+        }
         for (int p : PAGES) {
             if (p == page) {
                 return true;
@@ -63,14 +79,16 @@ final class VpdPages {
         switch (page) {
             case SUPPORTED_PAGES -> {
                 for (int p : PAGES) {
-                    b.writeByte(p);
+                    if (supports(p, lu)) {
+                        b.writeByte(p);
+                    }
                 }
             }
             case UNIT_SERIAL_NUMBER -> b.writeBytes(lu.identity().serial().getBytes(StandardCharsets.US_ASCII));
             case DEVICE_IDENTIFICATION -> writeDesignators(b, lu, ctx.target().targetName(), ctx.cmd().nexus());
             case BLOCK_LIMITS -> writeBlockLimits(b, lu);
             case BLOCK_DEVICE_CHARACTERISTICS -> writeCharacteristics(b, lu);
-            default -> writeProvisioning(b);
+            default -> writeProvisioning(b, lu);
         }
         b.setShort(PAGE_LENGTH_OFFSET, b.writerIndex() - 4);
     }
@@ -118,7 +136,14 @@ final class VpdPages {
         b.writeInt(SbcLimits.maxTransferBlocks(lu));
         b.writeInt(lu.info().optimalTransferBlocks());
         b.writeInt(0); // MAXIMUM PREFETCH LENGTH
-        // unmap and write-same limits stay 0 until UNMAP / WRITE SAME are implemented
+        b.writeInt((int) SbcProvisioning.maxUnmapLbaCount(lu));
+        b.writeInt(SbcProvisioning.maxUnmapDescriptors(lu));
+        int granularity = SbcProvisioning.unmapGranularity(lu);
+        b.writeInt(granularity); // OPTIMAL UNMAP GRANULARITY
+        // UGAVALID(31) | UNMAP GRANULARITY ALIGNMENT: units start at LBA 0
+        b.writeInt(granularity > 0 ? UGAVALID : 0);
+        b.writeLong(SbcProvisioning.maxWriteSameBlocks(lu)); // MAXIMUM WRITE SAME LENGTH
+        // 44..63 atomic transfer limits stay 0: WRITE ATOMIC is not supported
         b.writeZero(0x40 - b.writerIndex());
     }
 
@@ -128,11 +153,16 @@ final class VpdPages {
         b.writeZero(0x40 - b.writerIndex());
     }
 
-    /** SBC-4 6.6.5: LBPU/LBPWS/LBPRZ 0, provisioning type 0 (honest: no UNMAP command yet). */
-    private static void writeProvisioning(ByteBuf b) {
+    /**
+     * SBC-4 6.6.5, page length 4 (no provisioning group descriptor, DP = 0), only on a thin LU:
+     * UNMAP and WRITE SAME (10)/(16) with UNMAP = 1 deallocate (LBPU, LBPWS, LBPWS10), LBPRZ
+     * 001b (deallocated blocks read as zeros), ANC_SUP 0 (nothing is ever anchored), no
+     * thresholds (THRESHOLD EXPONENT 0), PROVISIONING TYPE thin.
+     */
+    private static void writeProvisioning(ByteBuf b, LogicalUnit lu) {
         b.writeByte(0); // THRESHOLD EXPONENT
-        b.writeByte(0); // LBPU LBPWS LBPWS10 LBPRZ ANC_SUP DP
-        b.writeByte(0); // PROVISIONING TYPE
-        b.writeByte(0);
+        b.writeByte(LBPU | LBPWS | LBPWS10 | (SbcProvisioning.lbprz(lu) ? LBPRZ_ZEROS : 0));
+        b.writeByte(SbcProvisioning.PROVISIONING_TYPE_THIN); // MINIMUM PERCENTAGE 0
+        b.writeByte(0); // THRESHOLD PERCENTAGE
     }
 }

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.StoreException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -141,6 +142,27 @@ class MemoryBackstoreTest {
         assertThat(read(8, 40)).containsOnly(0);
         assertThat(read(0, 8)).isEqualTo(java.util.Arrays.copyOf(bytes(buffers.get(0)), 4096));
         assertThat(read(48, 16)).isEqualTo(java.util.Arrays.copyOfRange(bytes(buffers.get(0)), 24576, 32768));
+    }
+
+    @Test
+    void provisioningRunsFollowAllocatedChunks() throws Exception {
+        thinStore();
+        store.write(16, pattern(512, 3), false); // allocates chunk 1 (blocks 16..31)
+        assertThat(store.provisioningRun(0, 64)).isEqualTo(new Backstore.ProvisioningRun(false, 16));
+        assertThat(store.provisioningRun(20, 44)).isEqualTo(new Backstore.ProvisioningRun(true, 12));
+        assertThat(store.provisioningRun(32, 32)).isEqualTo(new Backstore.ProvisioningRun(false, 32));
+    }
+
+    @Test
+    void provisioningRunStopsAtMaxBlocks() throws Exception {
+        thinStore();
+        store.write(0, pattern(64 * 512, 4), false);
+        assertThat(store.provisioningRun(3, 10)).isEqualTo(new Backstore.ProvisioningRun(true, 10));
+    }
+
+    @Test
+    void unmapGranularityIsOneChunk() throws Exception {
+        assertThat(thinStore().unmapGranularityBlocks()).isEqualTo(CHUNK / 512);
     }
 
     @Test

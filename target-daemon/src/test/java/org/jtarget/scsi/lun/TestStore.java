@@ -71,5 +71,19 @@ public final class TestStore implements Backstore {
         maybeFail();
     }
 
+    /** A thin test store deallocates: LBPME = 1 on its LU. */
+    @Override
+    public boolean supportsUnmap() {
+        return info.thin();
+    }
+
+    /** Records the call and zeroes the blocks (LBPRZ). */
+    @Override
+    public void unmap(long lba, long blocks) throws IOException {
+        calls.add("unmap " + lba + " " + blocks);
+        maybeFail();
+        java.util.Arrays.fill(data, (int) lba * info.blockSize(), (int) (lba + blocks) * info.blockSize(), (byte) 0);
+    }
+
     @Override public void close() { }
 }

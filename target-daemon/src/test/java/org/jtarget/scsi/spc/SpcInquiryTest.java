@@ -3,9 +3,11 @@ package org.jtarget.scsi.spc;
 import org.jtarget.scsi.lun.CoreHarness;
 import org.jtarget.scsi.lun.CoreHarness.Result;
 import org.jtarget.scsi.lun.TestStore;
+import org.jtarget.scsi.sbc.SbcProvisioning;
 import org.jtarget.scsi.spi.ScsiStatus;
 import org.junit.jupiter.api.Test;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,6 +16,7 @@ import static org.jtarget.scsi.lun.Cdbs.of;
 class SpcInquiryTest {
 
     private final CoreHarness h = CoreHarness.of(new TestStore(512, 64, true, false), false);
+    private final CoreHarness thin = CoreHarness.of(new TestStore(512, 64, true, true), false);
 
     private Result inquiry(int evpd, int page, int alloc) {
         return h.run(of(0x12, evpd, page, alloc >>> 8, alloc, 0));
@@ -49,9 +52,43 @@ class SpcInquiryTest {
     }
 
     @Test
-    void supportedPagesListsEveryPage() {
+    void supportedPagesLeaveOutLogicalBlockProvisioningOnAFullyProvisionedLu() {
         byte[] d = inquiry(1, 0, 255).dataIn();
+        assertThat(d).containsExactly(0, 0, 0, 5, 0x00, 0x80, 0x83, 0xB0 - 256, 0xB1 - 256);
+        assertThat(inquiry(1, 0xB2, 255).asc()).isEqualTo(0x24);
+    }
+
+    @Test
+    void supportedPagesListLogicalBlockProvisioningOnAThinLu() {
+        byte[] d = thin.run(of(0x12, 1, 0, 0, 255, 0)).dataIn();
         assertThat(d).containsExactly(0, 0, 0, 6, 0x00, 0x80, 0x83, 0xB0 - 256, 0xB1 - 256, 0xB2 - 256);
+    }
+
+    @Test
+    void logicalBlockProvisioningSaysUnmapWriteSameZerosAndThin() {
+        byte[] d = thin.run(of(0x12, 1, 0xB2, 0, 255, 0)).dataIn();
+        // LBPU LBPWS LBPWS10, LBPRZ 001b, ANC_SUP 0; PROVISIONING TYPE 010b
+        assertThat(d).containsExactly(0, 0xB2 - 256, 0, 4, 0, 0xE4 - 256, 2, 0);
+    }
+
+    @Test
+    void blockLimitsReportUnmapLimitsOnAThinLu() {
+        ByteBuffer d = ByteBuffer.wrap(thin.run(of(0x12, 1, 0xB0, 0, 255, 0)).dataIn());
+        assertThat(d.getInt(20)).as("MAXIMUM UNMAP LBA COUNT").isEqualTo(SbcProvisioning.MAX_UNMAP_LBA_COUNT);
+        assertThat(d.getInt(24)).as("MAXIMUM UNMAP BLOCK DESCRIPTOR COUNT").isEqualTo(256);
+        assertThat(d.getInt(28)).as("OPTIMAL UNMAP GRANULARITY").isEqualTo(1);
+        assertThat(d.getInt(32)).as("UGAVALID, alignment 0").isEqualTo(0x8000_0000);
+        assertThat(d.getLong(36)).as("MAXIMUM WRITE SAME LENGTH").isEqualTo(SbcProvisioning.MAX_WRITE_SAME_BYTES / 512);
+    }
+
+    @Test
+    void blockLimitsReportNoUnmapOnAFullyProvisionedLu() {
+        ByteBuffer d = ByteBuffer.wrap(inquiry(1, 0xB0, 255).dataIn());
+        assertThat(d.getInt(20)).isZero();
+        assertThat(d.getInt(24)).isZero();
+        assertThat(d.getInt(28)).isZero();
+        assertThat(d.getInt(32)).isZero();
+        assertThat(d.getLong(36)).as("WRITE SAME still works").isEqualTo(SbcProvisioning.MAX_WRITE_SAME_BYTES / 512);
     }
 
     @Test

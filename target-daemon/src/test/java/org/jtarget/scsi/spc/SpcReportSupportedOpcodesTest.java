@@ -46,6 +46,11 @@ class SpcReportSupportedOpcodesTest {
         assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0x2E, 0, 0, 10));
         assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0x90, 0, 0, 16));
         assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0x9E, 0x10, 1, 16));
+        assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0x9E, 0x12, 1, 16));
+        assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0x41, 0, 0, 10));
+        assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0x93, 0, 0, 16));
+        assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0x37, 0, 0, 10));
+        assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0xB7, 0, 0, 12));
         assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0xA3, 0x0C, 1, 12));
         assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0xA3, 0x0D, 1, 12));
         assertThat(rows.stream().filter(r -> r[0] == 0xA3).map(r -> r[1])).containsExactly(0x0C, 0x0D);
@@ -83,6 +88,16 @@ class SpcReportSupportedOpcodesTest {
         assertThat(one[5] & 0x18).isEqualTo(0x18);
         assertThat(one).containsExactly(0, 3, 0, 10, 0x28, 0x18, 0xFF - 256, 0xFF - 256, 0xFF - 256, 0xFF - 256,
                 0, 0xFF - 256, 0xFF - 256, 0);
+    }
+
+    @Test
+    void unmapIsListedOnlyOnAThinLu() {
+        assertThat(all(rsoc(0, 0, 0, 0).dataIn(), 8)).noneSatisfy(r -> assertThat(r[0]).isEqualTo(0x42));
+        assertThat(rsoc(0, 1, 0x42, 0).dataIn()).containsExactly(0, 1, 0, 0);
+        CoreHarness thin = CoreHarness.of(new TestStore(512, 64, true, true), false);
+        byte[] d = thin.run(of(0xA3, 0x0C, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0)).dataIn();
+        assertThat(all(d, 8)).anySatisfy(r -> assertThat(r).containsExactly(0x42, 0, 0, 10));
+        assertThat(thin.run(of(0xA3, 0x0C, 1, 0x42, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0)).dataIn()[1]).isEqualTo((byte) 3);
     }
 
     @Test
