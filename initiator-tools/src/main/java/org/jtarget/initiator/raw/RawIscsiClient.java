@@ -153,16 +153,29 @@ public final class RawIscsiClient implements AutoCloseable {
      */
     public LoginResult login(String initiatorName, String targetName, Map<String, String> operationalKeys)
             throws IOException {
+        return login(initiatorName, targetName, operationalKeys, null);
+    }
+
+    /**
+     * As {@link #login(String, String, Map)}; with {@code chap} non-null the security stage offers
+     * {@code AuthMethod=CHAP,None} and, when the target picks CHAP, runs the one-way MD5 exchange
+     * (RFC 7143 12.1.3): {@code CHAP_A=5}, then {@code CHAP_N}/{@code CHAP_R} answering the target's
+     * {@code CHAP_I}/{@code CHAP_C}.
+     */
+    public LoginResult login(String initiatorName, String targetName, Map<String, String> operationalKeys,
+                             ChapCredentials chap) throws IOException {
         Map<String, String> security = new LinkedHashMap<>();
         security.put("InitiatorName", initiatorName);
         security.put("SessionType", targetName == null ? "Discovery" : "Normal");
         if (targetName != null) {
             security.put("TargetName", targetName);
         }
-        security.put("AuthMethod", "None");
+        security.put("AuthMethod", chap == null ? "None" : "CHAP,None");
         int itt = nextItt++;
-        LoginResult first = loginStage(itt, InitiatorPdus.SECURITY_NEGOTIATION,
-                InitiatorPdus.LOGIN_OPERATIONAL_NEGOTIATION, security);
+        LoginResult first = chap == null
+                ? loginStage(itt, InitiatorPdus.SECURITY_NEGOTIATION, InitiatorPdus.LOGIN_OPERATIONAL_NEGOTIATION,
+                        security)
+                : chapSecurityStage(itt, security, chap);
         if (first.statusClass() != 0 || first.fullFeature()) {
             return first;
         }
@@ -176,6 +189,34 @@ public final class RawIscsiClient implements AutoCloseable {
             enterFullFeature();
         }
         return second;
+    }
+
+    /**
+     * The security stage with CHAP offered (RFC 7143 12.1.3): every request asks to transit (T=1),
+     * which the target grants only once the initiator is authenticated.
+     */
+    private LoginResult chapSecurityStage(int itt, Map<String, String> security, ChapCredentials chap)
+            throws IOException {
+        int csg = InitiatorPdus.SECURITY_NEGOTIATION;
+        int nsg = InitiatorPdus.LOGIN_OPERATIONAL_NEGOTIATION;
+        LoginResult r = loginExchange(itt, csg, nsg, security);
+        if (r != null) {
+            return r;
+        }
+        if (!"CHAP".equals(negotiatedValue("AuthMethod"))) {
+            return loginStage(itt, csg, nsg, Map.of()); // the target chose None
+        }
+        r = loginExchange(itt, csg, nsg, Map.of("CHAP_A", ChapCredentials.MD5_ALGORITHM));
+        if (r != null) {
+            return r;
+        }
+        if (!ChapCredentials.MD5_ALGORITHM.equals(negotiatedValue("CHAP_A"))) {
+            throw new IscsiProtocolException("target chose CHAP_A=" + negotiatedValue("CHAP_A") + ", not MD5 (5)");
+        }
+        Map<String, String> answer = new LinkedHashMap<>();
+        answer.put("CHAP_N", chap.user());
+        answer.put("CHAP_R", chap.answer(negotiatedValue("CHAP_I"), negotiatedValue("CHAP_C")));
+        return loginStage(itt, csg, nsg, answer);
     }
 
     /**
@@ -209,11 +250,16 @@ public final class RawIscsiClient implements AutoCloseable {
 
     /** Logs in to a Discovery session. */
     public LoginResult discoveryLogin(String initiatorName) throws IOException {
+        return discoveryLogin(initiatorName, null);
+    }
+
+    /** Logs in to a Discovery session, with one-way CHAP when {@code chap} is non-null. */
+    public LoginResult discoveryLogin(String initiatorName, ChapCredentials chap) throws IOException {
         Map<String, String> ops = new LinkedHashMap<>();
         ops.put("HeaderDigest", "None");
         ops.put("DataDigest", "None");
         ops.put("MaxRecvDataSegmentLength", Integer.toString(OUR_MAX_RECV_DATA_SEGMENT_LENGTH));
-        return login(initiatorName, null, ops);
+        return login(initiatorName, null, ops, chap);
     }
 
     /**
@@ -223,31 +269,42 @@ public final class RawIscsiClient implements AutoCloseable {
     private LoginResult loginStage(int itt, int csg, int nsg, Map<String, String> keys) throws IOException {
         Map<String, String> toSend = keys;
         for (int exchange = 0; exchange < MAX_LOGIN_EXCHANGES; exchange++) {
-            send(InitiatorPdus.loginRequest(true, csg, nsg, isid, tsih, itt, 0, cmdSn, expStatSn, toSend));
-            RawPdu rsp = readPdu();
-            if (rsp == null) {
-                throw new IscsiProtocolException("target closed the connection during login stage " + csg);
-            }
-            if (rsp.opcode() != IscsiOpcodes.LOGIN_RESPONSE) {
-                throw new IscsiProtocolException("expected a Login Response in stage " + csg + ", got " + rsp);
-            }
-            noteStatus(rsp);
-            negotiated.putAll(TextKeys.decode(rsp.data()));
-            int statusClass = rsp.u8(RawPdu.STATUS_CLASS_OFFSET);
-            int statusDetail = rsp.u8(RawPdu.STATUS_DETAIL_OFFSET);
-            if (statusClass != 0) {
-                return new LoginResult(statusClass, statusDetail, 0, Map.copyOf(negotiated), false);
-            }
-            tsih = rsp.tsih();
-            boolean transit = (rsp.flags() & InitiatorPdus.LOGIN_TRANSIT_BIT) != 0;
-            if (transit) {
-                boolean ffp = (rsp.flags() & 3) == InitiatorPdus.FULL_FEATURE_PHASE;
-                return new LoginResult(0, 0, tsih, Map.copyOf(negotiated), ffp);
+            LoginResult r = loginExchange(itt, csg, nsg, toSend);
+            if (r != null) {
+                return r;
             }
             toSend = Map.of();
         }
         throw new IscsiProtocolException("target did not leave login stage " + csg + " after "
                 + MAX_LOGIN_EXCHANGES + " exchanges");
+    }
+
+    /**
+     * One Login Request (T=1) and its response: the result when the login failed or the target
+     * transited, {@code null} when it stays in stage {@code csg} (T=0).
+     */
+    private LoginResult loginExchange(int itt, int csg, int nsg, Map<String, String> keys) throws IOException {
+        send(InitiatorPdus.loginRequest(true, csg, nsg, isid, tsih, itt, 0, cmdSn, expStatSn, keys));
+        RawPdu rsp = readPdu();
+        if (rsp == null) {
+            throw new IscsiProtocolException("target closed the connection during login stage " + csg);
+        }
+        if (rsp.opcode() != IscsiOpcodes.LOGIN_RESPONSE) {
+            throw new IscsiProtocolException("expected a Login Response in stage " + csg + ", got " + rsp);
+        }
+        noteStatus(rsp);
+        negotiated.putAll(TextKeys.decode(rsp.data()));
+        int statusClass = rsp.u8(RawPdu.STATUS_CLASS_OFFSET);
+        int statusDetail = rsp.u8(RawPdu.STATUS_DETAIL_OFFSET);
+        if (statusClass != 0) {
+            return new LoginResult(statusClass, statusDetail, 0, Map.copyOf(negotiated), false);
+        }
+        tsih = rsp.tsih();
+        if ((rsp.flags() & InitiatorPdus.LOGIN_TRANSIT_BIT) == 0) {
+            return null;
+        }
+        boolean ffp = (rsp.flags() & 3) == InitiatorPdus.FULL_FEATURE_PHASE;
+        return new LoginResult(0, 0, tsih, Map.copyOf(negotiated), ffp);
     }
 
     /** Every key the target sent during login (last value wins). */

@@ -9,6 +9,13 @@ public final class ScsiCdbs {
     public static final int READ_10 = 0x28;
     public static final int WRITE_10 = 0x2a;
     public static final int REPORT_LUNS = 0xa0;
+    public static final int READ_16 = 0x88;
+    public static final int WRITE_16 = 0x8a;
+    /** SERVICE ACTION IN (16) with service action 0x10 is READ CAPACITY (16) (SBC-4 5.21). */
+    public static final int SERVICE_ACTION_IN_16 = 0x9e;
+    public static final int READ_CAPACITY_16_SERVICE_ACTION = 0x10;
+    /** SBC-4 5.16/5.40: FUA is bit 3 of CDB byte 1 in READ/WRITE (10/16). */
+    public static final int FUA_BIT = 0x08;
 
     private ScsiCdbs() {
     }
@@ -44,6 +51,38 @@ public final class ScsiCdbs {
     /** WRITE (10) (SBC-4 5.40). */
     public static byte[] write10(long lba, int blocks) {
         return rw10(WRITE_10, lba, blocks);
+    }
+
+    /** READ CAPACITY (16) (SBC-4 5.21): SERVICE ACTION IN (16), allocation length in bytes 10..13. */
+    public static byte[] readCapacity16(int allocationLength) {
+        byte[] cdb = new byte[16];
+        cdb[0] = (byte) SERVICE_ACTION_IN_16;
+        cdb[1] = (byte) READ_CAPACITY_16_SERVICE_ACTION;
+        putInt(cdb, 10, allocationLength);
+        return cdb;
+    }
+
+    /** READ (16) (SBC-4 5.17): 8-byte LBA in bytes 2..9, TRANSFER LENGTH in 10..13. */
+    public static byte[] read16(long lba, int blocks) {
+        return rw16(READ_16, lba, blocks, false);
+    }
+
+    /** WRITE (16) (SBC-4 5.41), with FUA (force unit access) when asked. */
+    public static byte[] write16(long lba, int blocks, boolean fua) {
+        return rw16(WRITE_16, lba, blocks, fua);
+    }
+
+    private static byte[] rw16(int opcode, long lba, int blocks, boolean fua) {
+        if (lba < 0 || blocks < 0) {
+            throw new IllegalArgumentException("negative lba=" + lba + " or blocks=" + blocks);
+        }
+        byte[] cdb = new byte[16];
+        cdb[0] = (byte) opcode;
+        cdb[1] = (byte) (fua ? FUA_BIT : 0);
+        putInt(cdb, 2, (int) (lba >>> 32));
+        putInt(cdb, 6, (int) lba);
+        putInt(cdb, 10, blocks);
+        return cdb;
     }
 
     /** REPORT LUNS (SPC-4 6.33), SELECT REPORT 0. */

@@ -1,0 +1,187 @@
+package org.jtarget.initiator.cli;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * A parsed command line: {@code COMMAND URL [OPTIONS]}, options in any order after the command,
+ * as {@code --name value} or {@code --name=value}.
+ *
+ * @param vpdPage the VPD page of {@code inquiry --vpd}, or -1 for standard INQUIRY data
+ * @param lba     first block of read/write/verify (-1 when not given)
+ * @param blocks  block count of read/write/verify (-1 when not given)
+ * @param out     file for {@code read --out}, or null for a hex dump on stdout
+ * @param in      file for {@code write/verify --in}, or null
+ * @param pattern the {@code --pattern} text, or null
+ */
+public record CliArguments(Command command, IscsiUrl url, int vpdPage, long lba, long blocks, Path out, Path in,
+                           String pattern, boolean fua, String initiatorName, boolean digests, Duration timeout) {
+
+    /** Our IQN prefix; the host name is appended (RFC 7143 4.2.7.2: iqn.yyyy-mm.reversed-domain[:unique]). */
+    public static final String INITIATOR_NAME_PREFIX = "iqn.2026-11.org.jtarget:initiator:";
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+    public static final String USAGE = "usage: jtarget-initiator discover|inquiry|readcap|read|write|verify URL"
+            + " [--vpd PAGE] [--lba N --blocks N] [--out FILE] [--in FILE | --pattern BYTE|random:SEED] [--fua]"
+            + " [--initiator-name IQN] [--digests] [--timeout SECONDS]";
+
+    /** Parses {@code args}; any problem is a {@link CliFailure#USAGE} failure. */
+    public static CliArguments parse(String[] args) throws CliFailure {
+        if (args.length == 0) {
+            throw CliFailure.usage("no command given");
+        }
+        Builder b = new Builder(Command.of(args[0]));
+        for (int i = 1; i < args.length; i++) {
+            String arg = args[i];
+            if (!arg.startsWith("--")) {
+                b.url(arg);
+                continue;
+            }
+            int eq = arg.indexOf('=');
+            String name = eq < 0 ? arg : arg.substring(0, eq);
+            if (!b.command.accepts(name)) {
+                throw CliFailure.usage("option " + name + " is not valid for " + b.command.word());
+            }
+            if (isFlag(name)) {
+                if (eq >= 0) {
+                    throw CliFailure.usage("option " + name + " takes no value");
+                }
+                b.flag(name);
+            } else if (eq >= 0) {
+                b.option(name, arg.substring(eq + 1));
+            } else if (i + 1 < args.length) {
+                b.option(name, args[++i]);
+            } else {
+                throw CliFailure.usage("option " + name + " needs a value");
+            }
+        }
+        return b.build();
+    }
+
+    private static boolean isFlag(String name) {
+        return name.equals("--fua") || name.equals("--digests");
+    }
+
+    /** {@link #INITIATOR_NAME_PREFIX} plus this machine's host name, lower case. */
+    public static String defaultInitiatorName() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            host = "localhost";
+        }
+        String clean = host.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.\\-]", "-");
+        return INITIATOR_NAME_PREFIX + (clean.isEmpty() ? "localhost" : clean);
+    }
+
+    /** Collects values while parsing, then checks the combination. */
+    private static final class Builder {
+        private final Command command;
+        private final Set<String> seen = new HashSet<>();
+        private String url;
+        private int vpdPage = -1;
+        private long lba = -1;
+        private long blocks = -1;
+        private Path out;
+        private Path in;
+        private String pattern;
+        private boolean fua;
+        private String initiatorName;
+        private boolean digests;
+        private Duration timeout = DEFAULT_TIMEOUT;
+
+        Builder(Command command) {
+            this.command = command;
+        }
+
+        void url(String text) throws CliFailure {
+            if (url != null) {
+                throw CliFailure.usage("unexpected argument '" + text + "' (the URL is already " + url + ")");
+            }
+            url = text;
+        }
+
+        void flag(String name) throws CliFailure {
+            once(name);
+            if (name.equals("--fua")) {
+                fua = true;
+            } else {
+                digests = true;
+            }
+        }
+
+        void option(String name, String value) throws CliFailure {
+            once(name);
+            switch (name) {
+                case "--vpd" -> vpdPage = (int) number(name, value, 0, 255);
+                case "--lba" -> lba = number(name, value, 0, Long.MAX_VALUE);
+                case "--blocks" -> blocks = number(name, value, 1, 0xffffffffL);
+                case "--out" -> out = Path.of(value);
+                case "--in" -> in = Path.of(value);
+                case "--pattern" -> {
+                    DataPattern.parse(value); // fail early on a bad pattern
+                    pattern = value;
+                }
+                case "--initiator-name" -> initiatorName = nonEmpty(name, value);
+                case "--timeout" -> timeout = Duration.ofSeconds(number(name, value, 1, 86_400));
+                default -> throw CliFailure.usage("unknown option " + name);
+            }
+        }
+
+        private void once(String name) throws CliFailure {
+            if (!seen.add(name)) {
+                throw CliFailure.usage("option " + name + " given twice");
+            }
+        }
+
+        CliArguments build() throws CliFailure {
+            if (url == null) {
+                throw CliFailure.usage(command.word() + " needs a URL");
+            }
+            IscsiUrl parsed = IscsiUrl.parse(url, command == Command.DISCOVER);
+            checkTransferOptions();
+            String name = initiatorName != null ? initiatorName : defaultInitiatorName();
+            return new CliArguments(command, parsed, vpdPage, lba, blocks, out, in, pattern, fua, name, digests,
+                    timeout);
+        }
+
+        private void checkTransferOptions() throws CliFailure {
+            boolean transfer = command == Command.READ || command == Command.WRITE || command == Command.VERIFY;
+            if (transfer && (lba < 0 || blocks < 0)) {
+                throw CliFailure.usage(command.word() + " needs --lba N and --blocks N");
+            }
+            boolean needsData = command == Command.WRITE || command == Command.VERIFY;
+            if (needsData && (in == null) == (pattern == null)) {
+                throw CliFailure.usage(command.word() + " needs exactly one of --in FILE and --pattern");
+            }
+        }
+
+        private static long number(String name, String value, long min, long max) throws CliFailure {
+            try {
+                long v = Long.decode(value);
+                if (v >= min && v <= max) {
+                    return v;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw CliFailure.usage("bad " + name + " '" + value + "': expected a number " + min + ".." + max);
+        }
+
+        private static String nonEmpty(String name, String value) throws CliFailure {
+            if (value.isBlank()) {
+                throw CliFailure.usage(name + " must not be empty");
+            }
+            return value;
+        }
+    }
+
+    /** The {@code --pattern} as a data source (call once per transfer: random streams are stateful). */
+    public DataPattern dataPattern() throws CliFailure {
+        return pattern == null ? null : DataPattern.parse(pattern);
+    }
+}

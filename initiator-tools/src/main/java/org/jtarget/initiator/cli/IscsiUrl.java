@@ -1,0 +1,132 @@
+package org.jtarget.initiator.cli;
+
+/**
+ * An iSCSI URL in libiscsi's form: {@code iscsi://[user%secret@]host[:port]/target-iqn/lun} for
+ * a logical unit, {@code iscsi://[user%secret@]host[:port]} for discovery. The port defaults to
+ * 3260 (RFC 7143 13.x well-known port); an IPv6 host is written in brackets.
+ *
+ * @param user   CHAP user name, or null for no authentication
+ * @param secret CHAP secret, or null
+ * @param target the target IQN, or null in a discovery URL
+ * @param lun    the LUN, or -1 in a discovery URL
+ */
+public record IscsiUrl(String user, String secret, String host, int port, String target, int lun) {
+
+    /** RFC 7143 (IANA): iSCSI's well-known TCP port. */
+    public static final int DEFAULT_PORT = 3260;
+    private static final String SCHEME = "iscsi://";
+    private static final int MAX_LUN = 16383; // SAM-5 4.7.3 flat/peripheral addressing limit we support
+
+    /** Parses a URL; {@code discovery} selects the portal-only form. */
+    public static IscsiUrl parse(String url, boolean discovery) throws CliFailure {
+        if (url == null || !url.startsWith(SCHEME)) {
+            throw bad(url, "must start with iscsi://");
+        }
+        String rest = url.substring(SCHEME.length());
+        int slash = rest.indexOf('/');
+        String authority = slash < 0 ? rest : rest.substring(0, slash);
+        String path = slash < 0 ? "" : rest.substring(slash + 1);
+        String user = null;
+        String secret = null;
+        int at = authority.lastIndexOf('@');
+        if (at >= 0) {
+            String cred = authority.substring(0, at);
+            authority = authority.substring(at + 1);
+            int pct = cred.indexOf('%');
+            if (pct <= 0 || pct == cred.length() - 1) {
+                throw bad(url, "credentials must be user%secret@");
+            }
+            user = cred.substring(0, pct); // libiscsi does not percent-decode: the first '%' splits
+            secret = cred.substring(pct + 1);
+        }
+        String[] hostPort = hostAndPort(url, authority);
+        int port = parsePort(url, hostPort[1]);
+        if (discovery) {
+            if (!path.isEmpty()) {
+                throw bad(url, "discovery takes iscsi://host[:port] without a target");
+            }
+            return new IscsiUrl(user, secret, hostPort[0], port, null, -1);
+        }
+        return withTarget(url, user, secret, hostPort[0], port, path);
+    }
+
+    private static IscsiUrl withTarget(String url, String user, String secret, String host, int port, String path)
+            throws CliFailure {
+        int slash = path.lastIndexOf('/');
+        if (slash <= 0 || slash == path.length() - 1) {
+            throw bad(url, "expected iscsi://host[:port]/target-iqn/lun");
+        }
+        String target = path.substring(0, slash);
+        if (target.contains("/")) {
+            throw bad(url, "the target name may not contain '/'");
+        }
+        int lun;
+        try {
+            lun = Integer.parseInt(path.substring(slash + 1));
+        } catch (NumberFormatException e) {
+            throw bad(url, "the LUN must be a number");
+        }
+        if (lun < 0 || lun > MAX_LUN) {
+            throw bad(url, "the LUN must be 0.." + MAX_LUN);
+        }
+        return new IscsiUrl(user, secret, host, port, target, lun);
+    }
+
+    private static String[] hostAndPort(String url, String authority) throws CliFailure {
+        String host;
+        String port = null;
+        if (authority.startsWith("[")) {
+            int close = authority.indexOf(']');
+            if (close < 0) {
+                throw bad(url, "unclosed '[' in the host");
+            }
+            host = authority.substring(1, close);
+            String after = authority.substring(close + 1);
+            if (!after.isEmpty()) {
+                if (!after.startsWith(":")) {
+                    throw bad(url, "unexpected text after the host");
+                }
+                port = after.substring(1);
+            }
+        } else {
+            int colon = authority.indexOf(':');
+            host = colon < 0 ? authority : authority.substring(0, colon);
+            port = colon < 0 ? null : authority.substring(colon + 1);
+        }
+        if (host.isEmpty()) {
+            throw bad(url, "the host is missing");
+        }
+        return new String[] {host, port};
+    }
+
+    private static int parsePort(String url, String port) throws CliFailure {
+        if (port == null) {
+            return DEFAULT_PORT;
+        }
+        try {
+            int p = Integer.parseInt(port);
+            if (p >= 1 && p <= 65535) {
+                return p;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw bad(url, "the port must be 1..65535");
+    }
+
+    private static CliFailure bad(String url, String why) {
+        return CliFailure.usage("bad URL '" + url + "': " + why);
+    }
+
+    /** Whether the URL carries CHAP credentials. */
+    public boolean hasCredentials() {
+        return user != null;
+    }
+
+    @Override
+    public String toString() {
+        String cred = user == null ? "" : user + "%***@";
+        String h = host.contains(":") ? "[" + host + "]" : host;
+        return "iscsi://" + cred + h + ":" + port + (target == null ? "" : "/" + target + "/" + lun);
+    }
+}

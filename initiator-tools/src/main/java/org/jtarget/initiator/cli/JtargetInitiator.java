@@ -1,0 +1,57 @@
+package org.jtarget.initiator.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+
+/**
+ * {@code jtarget-initiator COMMAND URL [OPTIONS]}: a small iSCSI initiator for checking a target
+ * by hand or from scripts. Exit codes: 0 ok, 1 verify miscompare, 2 usage (bad URL or option),
+ * 3 login failed, 4 SCSI CHECK CONDITION, 5 connection, I/O or protocol error.
+ */
+public final class JtargetInitiator {
+
+    private JtargetInitiator() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs one command line; returns the exit code. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+            out.println(CliArguments.USAGE);
+            return 0;
+        }
+        try {
+            CliArguments a = CliArguments.parse(args);
+            try (InitiatorSession s = InitiatorSession.open(a)) {
+                dispatch(s, a, out);
+            }
+            out.flush();
+            return 0;
+        } catch (CliFailure e) {
+            out.flush();
+            err.println("jtarget-initiator: " + e.getMessage());
+            if (e.exitCode() == CliFailure.USAGE) {
+                err.println(CliArguments.USAGE);
+            }
+            return e.exitCode();
+        } catch (IOException | RuntimeException e) {
+            out.flush();
+            err.println("jtarget-initiator: " + e);
+            return CliFailure.IO_ERROR;
+        }
+    }
+
+    private static void dispatch(InitiatorSession s, CliArguments a, PrintStream out) throws IOException, CliFailure {
+        switch (a.command()) {
+            case DISCOVER -> Commands.discover(s, out);
+            case INQUIRY -> Commands.inquiry(s, a, out);
+            case READCAP -> Commands.readcap(s, out);
+            case READ -> Commands.read(s, a, out);
+            case WRITE -> Commands.write(s, a, out);
+            case VERIFY -> Commands.verify(s, a, out);
+        }
+    }
+}
