@@ -58,9 +58,6 @@ final class BackstoreReader {
             throw node.error("block-size", "must be 512 or 4096, got " + blockSize);
         }
         boolean thin = node.bool("thin", type == Type.MEMORY);
-        if (thin && type == Type.FILE) {
-            throw node.error("thin", "thin file backstores (hole punching on unmap) are not supported yet");
-        }
         Boolean writeCache = node.optionalBool("write-cache");
         if (type == Type.MEMORY) {
             long size = size(node, blockSize, true);

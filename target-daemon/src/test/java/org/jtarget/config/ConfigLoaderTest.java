@@ -253,9 +253,9 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void thinFileStoresAreNotSupportedYet() {
-        assertThatThrownBy(() -> load(PORTALS + "backstores:\n  - { name: f, type: file, path: a.img, size: 1M, create: true, thin: true }\n"))
-                .hasMessageContaining("backstores[0].thin: thin file backstores");
+    void thinFileStoresAreAccepted() throws Exception {
+        JtargetConfig c = load(PORTALS + "backstores:\n  - { name: f, type: file, path: a.img, size: 1M, create: true, thin: true }\n");
+        assertThat(c.backstores().getFirst().thin()).isTrue();
     }
 
     @Test

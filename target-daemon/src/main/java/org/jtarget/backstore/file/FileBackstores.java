@@ -47,13 +47,28 @@ public final class FileBackstores {
         }
     }
 
-    private static FileBackstore openChannel(BackstoreConfig config, Path real) throws IOException {
+    private static FileBackstore openChannel(BackstoreConfig config, Path real) throws IOException, ConfigException {
         FileChannel channel = FileChannel.open(real, StandardOpenOption.READ, StandardOpenOption.WRITE);
         Object fileKey = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
         boolean wce = config.writeCache() == null || config.writeCache();
-        BackstoreInfo info = new BackstoreInfo(config.blockSize(), config.blockCount(), wce, false, false,
+        BackstoreInfo info = new BackstoreInfo(config.blockSize(), config.blockCount(), wce, config.thin(), false,
                 0, 0, "file:" + real);
-        return new FileBackstore(config.name(), real, channel, info, fileKey);
+        LinuxFileHoles holes = null;
+        try {
+            if (config.thin()) {
+                holes = LinuxFileHoles.open(real);
+                // Probe past the end (KEEP_SIZE: nothing changes) so a file system without hole
+                // punching is a config error now rather than a WRITE ERROR on the first UNMAP.
+                holes.punchHole(config.sizeBytes(), FileBackstore.FS_BLOCK);
+            }
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            if (holes != null) {
+                holes.close();
+            }
+            throw error(config, "thin", "cannot punch holes in " + real + ": " + e.getMessage());
+        }
+        return new FileBackstore(config.name(), real, channel, info, fileKey, holes);
     }
 
     /** Creates the file and sets its length without writing data (ftruncate: a sparse file). */

@@ -1,0 +1,145 @@
+package org.jtarget.backstore.file;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
+
+/**
+ * Hole punching and hole finding on a Linux file, through Java 25's foreign function API (no
+ * JNI): {@code fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)} deallocates a range, which
+ * then reads as zeros (fallocate(2)); {@code lseek(SEEK_DATA / SEEK_HOLE)} tells allocated ranges
+ * from holes (lseek(2)). FileChannel exposes neither, so the store keeps a second descriptor of
+ * the same file for these calls; data I/O stays on the FileChannel.
+ */
+final class LinuxFileHoles implements AutoCloseable {
+
+    private static final int O_RDWR = 0x2;
+    private static final int O_CLOEXEC = 0x80000;
+    private static final int FALLOC_FL_KEEP_SIZE = 0x01;
+    private static final int FALLOC_FL_PUNCH_HOLE = 0x02;
+    private static final int SEEK_DATA = 3;
+    private static final int SEEK_HOLE = 4;
+    private static final int ENXIO = 6;
+    private static final int EOPNOTSUPP = 95;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CALL_STATE.varHandle(
+            MemoryLayout.PathElement.groupElement("errno"));
+    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+
+    private static final MethodHandle OPEN = downcall("open",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+    private static final MethodHandle CLOSE = downcall("close",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    private static final MethodHandle FALLOCATE = downcall("fallocate",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+    private static final MethodHandle LSEEK = downcall("lseek",
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_INT));
+
+    private final int fd;
+    private final Path path;
+
+    private LinuxFileHoles(int fd, Path path) {
+        this.fd = fd;
+        this.path = path;
+    }
+
+    private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
+        MemorySegment symbol = LINKER.defaultLookup().find(name)
+                .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
+        return LINKER.downcallHandle(symbol, descriptor, CAPTURE_ERRNO);
+    }
+
+    /** Opens a second descriptor of {@code path} for hole operations. */
+    static LinuxFileHoles open(Path path) throws IOException {
+        Result r = call("open", path, (state, arena) ->
+                (int) OPEN.invokeExact(state, arena.allocateFrom(path.toString()), O_RDWR | O_CLOEXEC));
+        if (r.value() < 0) {
+            throw failure("open", path, r.errno());
+        }
+        return new LinuxFileHoles((int) r.value(), path);
+    }
+
+    /**
+     * Deallocates {@code length} bytes at {@code offset}; the size stays. Partial file-system
+     * blocks at either end are zeroed rather than freed, so the whole range reads as zeros.
+     */
+    void punchHole(long offset, long length) throws IOException {
+        Result r = call("fallocate", path, (state, arena) ->
+                (int) FALLOCATE.invokeExact(state, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length));
+        if (r.value() != 0) {
+            throw failure(r.errno() == EOPNOTSUPP ? "fallocate(PUNCH_HOLE) not supported by the file system"
+                    : "fallocate(PUNCH_HOLE)", path, r.errno());
+        }
+    }
+
+    /** The first offset at or after {@code offset} that holds data, or -1 if only holes follow. */
+    long nextData(long offset) throws IOException {
+        return seek(offset, SEEK_DATA);
+    }
+
+    /** The first offset at or after {@code offset} that is a hole (the file's end counts as one). */
+    long nextHole(long offset) throws IOException {
+        return seek(offset, SEEK_HOLE);
+    }
+
+    private long seek(long offset, int whence) throws IOException {
+        Result r = call("lseek", path, (state, arena) -> (long) LSEEK.invokeExact(state, fd, offset, whence));
+        if (r.value() >= 0) {
+            return r.value();
+        }
+        if (r.errno() == ENXIO) {
+            return -1; // lseek(2): no data (SEEK_DATA) or past the end
+        }
+        throw failure(whence == SEEK_DATA ? "lseek(SEEK_DATA)" : "lseek(SEEK_HOLE)", path, r.errno());
+    }
+
+    /** A native call's return value and the errno it left. */
+    private record Result(long value, int errno) {
+    }
+
+    @FunctionalInterface
+    private interface Downcall {
+        long invoke(MemorySegment callState, Arena arena) throws Throwable;
+    }
+
+    /** Runs one downcall with a fresh errno capture area (control path: allocation is fine). */
+    private static Result call(String what, Path path, Downcall downcall) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            long value = downcall.invoke(state, arena);
+            return new Result(value, (int) ERRNO.get(state, 0L));
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IOException(what + " " + path + ": " + t, t);
+        }
+    }
+
+    private static IOException failure(String call, Path path, int errno) {
+        String message = call + " on " + path + " failed: errno " + errno;
+        if (errno == 28) {
+            message += " (No space left on device)";
+        }
+        return new IOException(message);
+    }
+
+    @Override
+    public void close() throws IOException {
+        Result r = call("close", path, (state, arena) -> (int) CLOSE.invokeExact(state, fd));
+        if (r.value() != 0) {
+            throw failure("close", path, r.errno());
+        }
+    }
+}
