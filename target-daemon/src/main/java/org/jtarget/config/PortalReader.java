@@ -1,14 +1,23 @@
 package org.jtarget.config;
 
+import org.jtarget.scsi.alua.AluaState;
+
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
-/** Reads and checks {@code portals[]}: {@code name}, {@code listen: host:port}, {@code portal-group-tag}. */
+/**
+ * Reads and checks {@code portals[]}: {@code name}, {@code listen: host:port}, {@code portal-group-tag},
+ * and the ALUA keys of the portal's target port group, {@code alua-state} ({@code active-optimized},
+ * {@code active-non-optimized}, {@code standby}, {@code unavailable}) and {@code alua-preferred}.
+ */
 final class PortalReader {
 
-    private static final Set<String> KEYS = ConfigNode.keys("name", "listen", "portal-group-tag");
+    private static final Set<String> KEYS = ConfigNode.keys("name", "listen", "portal-group-tag", "alua-state",
+            "alua-preferred");
 
     private PortalReader() {
     }
@@ -21,6 +30,7 @@ final class PortalReader {
         List<PortalConfig> portals = new ArrayList<>();
         Set<String> names = new HashSet<>();
         Set<String> endpoints = new HashSet<>();
+        Map<Integer, PortalConfig> byTag = new HashMap<>();
         for (int i = 0; i < nodes.size(); i++) {
             ConfigNode node = nodes.get(i);
             PortalConfig p = readOne(node, i + 1);
@@ -30,6 +40,7 @@ final class PortalReader {
             if (!endpoints.add(p.host() + "|" + p.port())) {
                 throw node.error("listen", "duplicate listen address " + p.host() + " port " + p.port());
             }
+            checkSameGroup(node, p, byTag.putIfAbsent(p.portalGroupTag(), p));
             portals.add(p);
         }
         return portals;
@@ -46,7 +57,35 @@ final class PortalReader {
         String host = hostOf(node, listen.substring(0, colon));
         int port = portOf(node, listen.substring(colon + 1));
         int tag = node.integer("portal-group-tag", defaultTag, 1, 65535);
-        return new PortalConfig(name, host, port, tag);
+        return new PortalConfig(name, host, port, tag, aluaState(node), node.bool("alua-preferred", false));
+    }
+
+    private static AluaState aluaState(ConfigNode node) throws ConfigException {
+        String text = node.string("alua-state");
+        if (text == null) {
+            return AluaState.ACTIVE_OPTIMIZED;
+        }
+        AluaState state = AluaState.ofConfigName(text);
+        if (state == null) {
+            throw node.error("alua-state", "expected one of active-optimized, active-non-optimized, standby, "
+                    + "unavailable, got '" + text + "'");
+        }
+        return state;
+    }
+
+    /** Portals with one tag are one target port group: one ALUA state, one PREF (SPC-4 5.15.2.1). */
+    private static void checkSameGroup(ConfigNode node, PortalConfig p, PortalConfig first) throws ConfigException {
+        if (first == null) {
+            return;
+        }
+        String tag = "portal group tag " + p.portalGroupTag() + " of portal '" + first.name() + "'";
+        if (first.aluaState() != p.aluaState()) {
+            throw node.error("alua-state", "'" + p.aluaState().configName() + "' differs from the "
+                    + first.aluaState().configName() + " of " + tag + " (one target port group has one state)");
+        }
+        if (first.aluaPreferred() != p.aluaPreferred()) {
+            throw node.error("alua-preferred", "differs from " + tag + " (one target port group)");
+        }
     }
 
     /** A literal IPv4 or bracketed IPv6 address; host names are refused (no DNS at startup). */

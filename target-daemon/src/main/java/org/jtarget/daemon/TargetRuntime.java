@@ -14,6 +14,8 @@ import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
 import org.jtarget.fabric.iscsi.login.LoginSettings;
 import org.jtarget.fabric.iscsi.tcp.IscsiTcpFabric;
 import org.jtarget.io.LunIoExecutors;
+import org.jtarget.scsi.alua.TargetPortGroup;
+import org.jtarget.scsi.alua.TargetPortGroups;
 import org.jtarget.scsi.lun.LogicalUnitDefinition;
 import org.jtarget.scsi.lun.ScsiTargetCore;
 import org.slf4j.Logger;
@@ -24,6 +26,8 @@ import java.net.BindException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -73,11 +77,17 @@ public final class TargetRuntime implements DaemonRuntime {
         for (LunConfig lun : target.luns()) {
             luns.add(new LogicalUnitDefinition(lun.lun(), stores.get(lun.backstore()), lun.readOnly(), lun.removable()));
         }
-        ScsiTargetCore core = new ScsiTargetCore(target.iqn(), luns, ioExecutors, config.daemon().stateDir());
         List<IscsiPortalDefinition> portals = new ArrayList<>();
+        Map<Integer, TargetPortGroup> groups = new TreeMap<>();
         for (String name : target.portalNames()) {
-            portals.add(portalDefinition(config.portal(name)));
+            PortalConfig p = config.portal(name);
+            portals.add(portalDefinition(p));
+            // SPC-4 5.15: each iSCSI target portal group is one target port group
+            groups.putIfAbsent(p.portalGroupTag(), TargetPortGroup.of(p.portalGroupTag(), p.aluaState(),
+                    p.aluaPreferred()));
         }
+        ScsiTargetCore core = new ScsiTargetCore(target.iqn(), luns, ioExecutors, config.daemon().stateDir(),
+                new TargetPortGroups(new ArrayList<>(groups.values())));
         return new IscsiTargetDefinition(target.iqn(), target.alias(), core, target.acl(), chap(target.chap()), portals);
     }
 

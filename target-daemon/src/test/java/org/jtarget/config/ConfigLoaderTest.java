@@ -1,5 +1,6 @@
 package org.jtarget.config;
 
+import org.jtarget.scsi.alua.AluaState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -196,6 +197,57 @@ class ConfigLoaderTest {
     void portalGroupTagOutOfRange() {
         assertError("portals:\n  - { name: p, listen: 127.0.0.1:3260, portal-group-tag: 0 }\n",
                 "portals[0].portal-group-tag: expected an integer 1..65535, got '0'");
+    }
+
+    @Test
+    void readsAluaStateAndPreference() throws Exception {
+        JtargetConfig c = load("""
+                portals:
+                  - { name: a, listen: 127.0.0.1:3260, alua-state: active-non-optimized, alua-preferred: true }
+                  - { name: b, listen: 127.0.0.1:3261, portal-group-tag: 2, alua-state: standby }
+                  - { name: c, listen: 127.0.0.1:3262, portal-group-tag: 3, alua-state: unavailable }
+                  - { name: d, listen: 127.0.0.1:3263, portal-group-tag: 4 }
+                """);
+        assertThat(c.portals()).containsExactly(
+                new PortalConfig("a", "127.0.0.1", 3260, 1, AluaState.ACTIVE_NON_OPTIMIZED, true),
+                new PortalConfig("b", "127.0.0.1", 3261, 2, AluaState.STANDBY, false),
+                new PortalConfig("c", "127.0.0.1", 3262, 3, AluaState.UNAVAILABLE, false),
+                new PortalConfig("d", "127.0.0.1", 3263, 4, AluaState.ACTIVE_OPTIMIZED, false));
+    }
+
+    @Test
+    void badAluaStateValue() {
+        assertError("portals:\n  - { name: p, listen: 127.0.0.1:3260, alua-state: passive }\n",
+                "portals[0].alua-state: expected one of active-optimized, active-non-optimized, standby, "
+                        + "unavailable, got 'passive'");
+    }
+
+    @Test
+    void transitioningIsNotAConfigurableAluaState() {
+        assertError("portals:\n  - { name: p, listen: 127.0.0.1:3260, alua-state: transitioning }\n",
+                "portals[0].alua-state: expected one of active-optimized, active-non-optimized, standby, "
+                        + "unavailable, got 'transitioning'");
+    }
+
+    @Test
+    void nonBooleanAluaPreferred() {
+        assertError("portals:\n  - { name: p, listen: 127.0.0.1:3260, alua-preferred: yes-please }\n",
+                "portals[0].alua-preferred: expected true or false, got 'yes-please'");
+    }
+
+    @Test
+    void portalsOfOneGroupMustAgreeOnTheAluaState() {
+        assertError("portals:\n  - { name: p, listen: 127.0.0.1:3260, portal-group-tag: 5 }\n"
+                        + "  - { name: q, listen: 127.0.0.1:3261, portal-group-tag: 5, alua-state: standby }\n",
+                "portals[1].alua-state: 'standby' differs from the active-optimized of portal group tag 5 of portal "
+                        + "'p' (one target port group has one state)");
+    }
+
+    @Test
+    void portalsOfOneGroupMustAgreeOnThePreference() {
+        assertError("portals:\n  - { name: p, listen: 127.0.0.1:3260, alua-preferred: true }\n"
+                        + "  - { name: q, listen: 127.0.0.1:3261, portal-group-tag: 1 }\n",
+                "portals[1].alua-preferred: differs from portal group tag 1 of portal 'p' (one target port group)");
     }
 
     @Test

@@ -41,6 +41,7 @@ public final class Opcodes {
     public static final int SERVICE_ACTION_IN_16 = 0x9E;
     public static final int REPORT_LUNS = 0xA0;
     public static final int MAINTENANCE_IN = 0xA3;
+    public static final int MAINTENANCE_OUT = 0xA4;
     public static final int READ_12 = 0xA8;
     public static final int WRITE_12 = 0xAA;
     public static final int WRITE_AND_VERIFY_12 = 0xAE;
@@ -51,9 +52,13 @@ public final class Opcodes {
     public static final int SA_READ_CAPACITY_16 = 0x10;
     public static final int SA_GET_LBA_STATUS = 0x12;
 
-    /** MAINTENANCE IN service actions (SPC-4 6.35, 6.37). */
+    /** MAINTENANCE IN service actions (SPC-4 6.27, 6.35, 6.37). */
+    public static final int SA_REPORT_TARGET_PORT_GROUPS = 0x0A;
     public static final int SA_REPORT_SUPPORTED_OPERATION_CODES = 0x0C;
     public static final int SA_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS = 0x0D;
+
+    /** MAINTENANCE OUT service actions (SPC-4 6.31). */
+    public static final int SA_SET_TARGET_PORT_GROUPS = 0x0A;
 
     /** PERSISTENT RESERVE IN service actions (SPC-4 6.14.1). */
     public static final int SA_READ_KEYS = 0x00;

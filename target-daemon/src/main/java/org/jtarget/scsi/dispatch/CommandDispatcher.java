@@ -18,7 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Runs every command through the fixed gate, its parser and its executor (DESIGN 3 "Dispatch"):
- * control byte → LUN exists → unit attention → reservation conflict → parse (range checks, write protect) →
+ * control byte → LUN exists → unit attention → reservation conflict → ALUA state → parse (range checks, write protect) →
  * {@link FabricOps#writePending} for data-out → execute → exactly one final FabricOps call.
  *
  * <p>Aborts: a command in data-out transfer that task management aborts is ended here with
@@ -121,6 +121,13 @@ public final class CommandDispatcher {
             if (lu.reservations().conflicts(cmd.nexus(), entry.reservation(), cmd.cdb())) {
                 ctx.reservationConflict(); // SPC-4 5.13.1 table 72, SBC-4 4.17, SPC-2 5.5.1
                 return null;
+            }
+            if (cmd.nexus() != null) {
+                // SPC-4 5.15.2.4: the access state of the group the command came through
+                SenseReason inaccessible = target.portGroups().stateOf(cmd.nexus().targetPortGroup()).refusal(entry);
+                if (inaccessible != null) {
+                    return inaccessible;
+                }
             }
             lu.taskSet().add(ctx);
             if (!entry.supportedOn(lu)) {

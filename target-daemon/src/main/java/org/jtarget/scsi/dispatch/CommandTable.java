@@ -1,5 +1,7 @@
 package org.jtarget.scsi.dispatch;
 
+import org.jtarget.scsi.alua.SpcReportTargetPortGroups;
+import org.jtarget.scsi.alua.SpcSetTargetPortGroups;
 import org.jtarget.scsi.pr.SpcPersistentReserveIn;
 import org.jtarget.scsi.pr.SpcPersistentReserveOut;
 import org.jtarget.scsi.pr.SpcReserveRelease;
@@ -52,18 +54,19 @@ public final class CommandTable {
 
     /** The standard table. */
     public CommandTable() {
-        int noLun = NO_LUN_OK | UA_EXEMPT;
+        // INQUIRY, REQUEST SENSE, REPORT LUNS: also the commands every ALUA state answers (SPC-4 5.15.2.4.6)
+        int noLun = NO_LUN_OK | UA_EXEMPT | ALUA_ANY_STATE;
         add(OpcodeEntry.of(TEST_UNIT_READY, "TEST UNIT READY", 6, new SpcTestUnitReady(), 0, ALLOWED, "00 00 00 00 00 00"));
         add(OpcodeEntry.of(REQUEST_SENSE, "REQUEST SENSE", 6, new SpcRequestSense(), noLun, EXEMPT, "03 01 00 00 FF 00"));
         add(OpcodeEntry.of(READ_6, "READ(6)", 6, new SbcReadWrite(READ, 6), READ_IO, MEDIUM_READ, "08 1F FFFF FF 00"));
         add(OpcodeEntry.of(WRITE_6, "WRITE(6)", 6, new SbcReadWrite(WRITE, 6), WRITE_IO, CONFLICT, "0A 1F FFFF FF 00"));
         add(OpcodeEntry.of(INQUIRY, "INQUIRY", 6, new SpcInquiry(), noLun, EXEMPT, "12 01 FF FFFF 00"));
-        add(OpcodeEntry.of(MODE_SELECT_6, "MODE SELECT(6)", 6, new SpcModeSelect(false), 0, CONFLICT, "15 10 00 00 FF 00"));
+        add(OpcodeEntry.of(MODE_SELECT_6, "MODE SELECT(6)", 6, new SpcModeSelect(false), ALUA_STANDBY, CONFLICT, "15 10 00 00 FF 00"));
         add(OpcodeEntry.of(RESERVE_6, "RESERVE(6)", 6, new SpcReserveRelease(true, false), 0, ALLOWED,
                 "16 00 00 00 00 00"));
         add(OpcodeEntry.of(RELEASE_6, "RELEASE(6)", 6, new SpcReserveRelease(false, false), 0, EXEMPT,
                 "17 00 00 00 00 00"));
-        add(OpcodeEntry.of(MODE_SENSE_6, "MODE SENSE(6)", 6, new SpcModeSense(false), 0, CONFLICT, "1A 08 FF FF FF 00"));
+        add(OpcodeEntry.of(MODE_SENSE_6, "MODE SENSE(6)", 6, new SpcModeSense(false), ALUA_STANDBY, CONFLICT, "1A 08 FF FF FF 00"));
         add(OpcodeEntry.of(START_STOP_UNIT, "START STOP UNIT", 6, new SbcStartStopUnit(), 0, START_STOP, "1B 01 00 0F F7 00"));
         add(OpcodeEntry.of(READ_CAPACITY_10, "READ CAPACITY(10)", 10, new SbcReadCapacity(false), 0, ALLOWED,
                 "25 00 00000000 00 00 00 00"));
@@ -84,13 +87,13 @@ public final class CommandTable {
         // SBC-4 5.32: only on a thin LU; the whole LU is held shared (ranges arrive with the data)
         add(OpcodeEntry.of(UNMAP, "UNMAP", 10, new SbcUnmap(), WRITE_IO | NEEDS_UNMAP, CONFLICT,
                 "42 00 00000000 00 FFFF 00"));
-        add(OpcodeEntry.of(MODE_SELECT_10, "MODE SELECT(10)", 10, new SpcModeSelect(true), 0, CONFLICT,
+        add(OpcodeEntry.of(MODE_SELECT_10, "MODE SELECT(10)", 10, new SpcModeSelect(true), ALUA_STANDBY, CONFLICT,
                 "55 10 00 00 00 00 00 FFFF 00"));
         add(OpcodeEntry.of(RESERVE_10, "RESERVE(10)", 10, new SpcReserveRelease(true, true), 0, ALLOWED,
                 "56 00 00 00 00 00 00 00 00 00"));
         add(OpcodeEntry.of(RELEASE_10, "RELEASE(10)", 10, new SpcReserveRelease(false, true), 0, EXEMPT,
                 "57 00 00 00 00 00 00 00 00 00"));
-        add(OpcodeEntry.of(MODE_SENSE_10, "MODE SENSE(10)", 10, new SpcModeSense(true), 0, CONFLICT,
+        add(OpcodeEntry.of(MODE_SENSE_10, "MODE SENSE(10)", 10, new SpcModeSense(true), ALUA_STANDBY, CONFLICT,
                 "5A 18 FF FF 00 00 00 FFFF 00"));
         add(persistentReserveIn());
         add(persistentReserveOut());
@@ -112,6 +115,7 @@ public final class CommandTable {
         add(OpcodeEntry.of(REPORT_LUNS, "REPORT LUNS", 12, new SpcReportLuns(), noLun, EXEMPT,
                 "A0 00 FF 000000 FFFFFFFF 00 00"));
         add(maintenanceIn());
+        add(maintenanceOut());
         add(OpcodeEntry.of(READ_12, "READ(12)", 12, new SbcReadWrite(READ, 12), READ_IO, MEDIUM_READ, "A8 18" + LBA12));
         add(OpcodeEntry.of(WRITE_12, "WRITE(12)", 12, new SbcReadWrite(WRITE, 12), WRITE_IO, CONFLICT, "AA 18" + LBA12));
         add(OpcodeEntry.of(WRITE_AND_VERIFY_12, "WRITE AND VERIFY(12)", 12, new SbcReadWrite(WRITE_AND_VERIFY, 12),
@@ -139,7 +143,7 @@ public final class CommandTable {
         String[] names = {"READ KEYS", "READ RESERVATION", "REPORT CAPABILITIES", "READ FULL STATUS"};
         for (int i = 0; i < names.length; i++) {
             sa[i] = OpcodeEntry.ofServiceAction(PERSISTENT_RESERVE_IN, i, "PERSISTENT RESERVE IN " + names[i], 10,
-                    new SpcPersistentReserveIn(i), 0, EXEMPT, String.format("5E %02X 00 00 00 00 00 FFFF 00", i));
+                    new SpcPersistentReserveIn(i), ALUA_STANDBY, EXEMPT, String.format("5E %02X 00 00 00 00 00 FFFF 00", i));
         }
         return new OpcodeEntry(PERSISTENT_RESERVE_IN, -1, "PERSISTENT RESERVE IN", 10, null, 0, null, null, sa);
     }
@@ -157,22 +161,39 @@ public final class CommandTable {
             boolean scopeType = i == SA_RESERVE || i == SA_RELEASE || i == SA_PREEMPT || i == SA_PREEMPT_AND_ABORT
                     || i == SA_REGISTER_AND_MOVE;
             sa[i] = OpcodeEntry.ofServiceAction(PERSISTENT_RESERVE_OUT, i, "PERSISTENT RESERVE OUT " + names[i], 10,
-                    new SpcPersistentReserveOut(i), OFF_LOOP, ALLOWED,
+                    new SpcPersistentReserveOut(i), OFF_LOOP | ALUA_STANDBY, ALLOWED,
                     String.format("5F %02X %s 00 00 FFFFFFFF 00", i, scopeType ? "FF" : "00"));
         }
         return new OpcodeEntry(PERSISTENT_RESERVE_OUT, -1, "PERSISTENT RESERVE OUT", 10, null, 0, null, null, sa);
     }
 
-    /** MAINTENANCE IN (SPC-4 6.x, A3h): the service actions jtarget answers. */
+    /**
+     * MAINTENANCE IN (SPC-4 6.x, A3h): the service actions jtarget answers. The ALUA standby list
+     * (SPC-4 5.15.2.4.4) lets a device server answer more than it names: the two REPORT SUPPORTED
+     * commands change nothing and run in standby too.
+     */
     private static OpcodeEntry maintenanceIn() {
         OpcodeEntry[] sa = new OpcodeEntry[32];
+        // SPC-4 6.27; reservations: allowed (SPC-4 table 72), ALUA: every state (5.15.2.4.6)
+        sa[SA_REPORT_TARGET_PORT_GROUPS] = OpcodeEntry.ofServiceAction(MAINTENANCE_IN,
+                SA_REPORT_TARGET_PORT_GROUPS, "REPORT TARGET PORT GROUPS", 12, new SpcReportTargetPortGroups(),
+                ALUA_ANY_STATE, ALLOWED, "A3 EA 00 00 00 00 FFFFFFFF 00 00");
         sa[SA_REPORT_SUPPORTED_OPERATION_CODES] = OpcodeEntry.ofServiceAction(MAINTENANCE_IN,
                 SA_REPORT_SUPPORTED_OPERATION_CODES, "REPORT SUPPORTED OPERATION CODES", 12,
-                new SpcReportSupportedOpcodes(), 0, CONFLICT, "A3 0C 87 FF FFFF FFFFFFFF 00 00");
+                new SpcReportSupportedOpcodes(), ALUA_STANDBY, CONFLICT, "A3 0C 87 FF FFFF FFFFFFFF 00 00");
         sa[SA_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS] = OpcodeEntry.ofServiceAction(MAINTENANCE_IN,
                 SA_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS, "REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS", 12,
-                new SpcReportSupportedTmfs(), 0, CONFLICT, "A3 0D 80 000000 FFFFFFFF 00 00");
+                new SpcReportSupportedTmfs(), ALUA_STANDBY, CONFLICT, "A3 0D 80 000000 FFFFFFFF 00 00");
         return new OpcodeEntry(MAINTENANCE_IN, -1, "MAINTENANCE IN", 12, null, 0, null, null, sa);
+    }
+
+    /** MAINTENANCE OUT (A4h): SET TARGET PORT GROUPS (SPC-4 6.31), in standby and unavailable too. */
+    private static OpcodeEntry maintenanceOut() {
+        OpcodeEntry[] sa = new OpcodeEntry[32];
+        sa[SA_SET_TARGET_PORT_GROUPS] = OpcodeEntry.ofServiceAction(MAINTENANCE_OUT, SA_SET_TARGET_PORT_GROUPS,
+                "SET TARGET PORT GROUPS", 12, new SpcSetTargetPortGroups(), ALUA_UNAVAILABLE, CONFLICT,
+                "A4 0A 00 00 00 00 FFFFFFFF 00 00");
+        return new OpcodeEntry(MAINTENANCE_OUT, -1, "MAINTENANCE OUT", 12, null, 0, null, null, sa);
     }
 
     private void add(OpcodeEntry e) {

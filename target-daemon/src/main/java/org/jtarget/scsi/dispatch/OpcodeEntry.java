@@ -15,7 +15,9 @@ import java.util.HexFormat;
  * @param handler        parser and executor, or null for a row that only holds service actions
  * @param flags          {@link #NO_LUN_OK}, {@link #UA_EXEMPT}, {@link #MEDIUM_IO}, {@link #WRITES_MEDIUM},
  *                       {@link #RANGE_SHARED}, {@link #RANGE_EXCLUSIVE}, {@link #OFF_LOOP},
- *                       {@link #NEEDS_UNMAP}
+ *                       {@link #NEEDS_UNMAP}; and the ALUA column: {@link #ALUA_STANDBY},
+ *                       {@link #ALUA_UNAVAILABLE}, {@link #ALUA_ANY_STATE} (none: only in the
+ *                       active states)
  * @param reservation    how the command fares under another nexus's reservation (SPC-4 table 72,
  *                       SBC-4 4.17, SPC-2 5.5.1); null only for a holder row
  * @param cdbUsage       the CDB USAGE DATA bit map (SPC-4 6.35.3): byte 0 the opcode, byte 1 the
@@ -52,6 +54,25 @@ public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLen
      * answers INVALID COMMAND OPERATION CODE and REPORT SUPPORTED OPERATION CODES leaves it out.
      */
     public static final int NEEDS_UNMAP = 1 << 7;
+
+
+    // ---- ALUA column (SPC-4 5.15.2.4): the asymmetric access states a command runs in. ----
+    // A row without any of these runs only in the active states; otherwise the gate answers
+    // NOT READY / LOGICAL UNIT NOT ACCESSIBLE for the state (AluaState.refusal). The lists nest:
+    // transitioning ⊂ unavailable ⊂ standby, so each row names one level. High bits, to stay
+    // clear of capability flags added below.
+    /** Bit: runs in the standby state. */
+    public static final int ALUA_STANDBY_BIT = 1 << 12;
+    /** Bit: runs in the unavailable state. */
+    public static final int ALUA_UNAVAILABLE_BIT = 1 << 13;
+    /** Bit: runs in the transitioning state. */
+    public static final int ALUA_TRANSITIONING_BIT = 1 << 14;
+    /** On the standby list (SPC-4 5.15.2.4.4): MODE SENSE/SELECT, PR IN/OUT, ... */
+    public static final int ALUA_STANDBY = ALUA_STANDBY_BIT;
+    /** On the unavailable list too (SPC-4 5.15.2.4.5): SET TARGET PORT GROUPS. */
+    public static final int ALUA_UNAVAILABLE = ALUA_STANDBY_BIT | ALUA_UNAVAILABLE_BIT;
+    /** In every state, transitioning too (SPC-4 5.15.2.4.6): INQUIRY, REPORT LUNS, REQUEST SENSE, RTPG. */
+    public static final int ALUA_ANY_STATE = ALUA_UNAVAILABLE | ALUA_TRANSITIONING_BIT;
 
     public OpcodeEntry {
         if (cdbUsage != null) {

@@ -1,9 +1,12 @@
 package org.jtarget.scsi.lun;
 
 import org.jtarget.io.LunIoExecutors;
+import org.jtarget.scsi.alua.AluaState;
+import org.jtarget.scsi.alua.TargetPortGroups;
 import org.jtarget.scsi.dispatch.CommandDispatcher;
 import org.jtarget.scsi.dispatch.CommandTable;
 import org.jtarget.scsi.pr.PrStateFile;
+import org.jtarget.scsi.sense.SenseReason;
 import org.jtarget.scsi.spi.ITNexus;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.TargetCore;
@@ -25,6 +28,7 @@ public final class ScsiTargetCore implements TargetCore {
     private final int[] lunNumbers;
     private final CommandDispatcher dispatcher;
     private final TaskManagement taskManagement;
+    private final TargetPortGroups portGroups;
 
     /**
      * @param targetName the target's SCSI name (e.g. the IQN), reported in VPD 83h
@@ -41,7 +45,18 @@ public final class ScsiTargetCore implements TargetCore {
      */
     public ScsiTargetCore(String targetName, List<LogicalUnitDefinition> luns, LunIoExecutors executors,
                           Path stateDir) {
+        this(targetName, luns, executors, stateDir, new TargetPortGroups());
+    }
+
+    /**
+     * @param portGroups the target port groups and their asymmetric access states (SPC-4 5.15),
+     *                   shared by every LU of this target; groups it does not list are added,
+     *                   active/optimized, when a nexus logs in through them
+     */
+    public ScsiTargetCore(String targetName, List<LogicalUnitDefinition> luns, LunIoExecutors executors,
+                          Path stateDir, TargetPortGroups portGroups) {
         this.targetName = targetName;
+        this.portGroups = portGroups;
         int max = -1;
         for (LogicalUnitDefinition d : luns) {
             max = Math.max(max, d.lun());
@@ -63,6 +78,53 @@ public final class ScsiTargetCore implements TargetCore {
     /** The target's SCSI name. */
     public String targetName() {
         return targetName;
+    }
+
+    /** The target port groups (ALUA, SPC-4 5.15) of this target. */
+    public TargetPortGroups portGroups() {
+        return portGroups;
+    }
+
+    /**
+     * An implicit asymmetric access state change (SPC-4 5.15.2.2: made by the target, e.g. by an
+     * administrator or a failover), the entry point of the management and HA layers: group
+     * {@code groupId} moves to {@code state} (STATUS CODE 02h) and every I_T nexus of every LU
+     * gets ASYMMETRIC ACCESS STATE CHANGED (SPC-4 5.15.2.6). Any thread.
+     *
+     * @return false if the target has no such group
+     */
+    public synchronized boolean changeAluaState(int groupId, AluaState state) {
+        org.jtarget.scsi.alua.TargetPortGroup before = portGroups.group(groupId);
+        if (before == null) {
+            return false;
+        }
+        portGroups.changeState(groupId, state, false);
+        if (before.state() != state) {
+            raiseAccessStateChanged(null);
+        }
+        return true;
+    }
+
+    /**
+     * Explicit changes from SET TARGET PORT GROUPS (SPC-4 6.31), already validated: every group
+     * {@code ids[i]} moves to {@code states[i]} (STATUS CODE 01h); if any changed, every I_T nexus
+     * but {@code from} gets ASYMMETRIC ACCESS STATE CHANGED (SPC-4 5.15.2.6).
+     */
+    public synchronized void setTargetPortGroupStates(ITNexus from, int[] ids, AluaState[] states) {
+        boolean changed = false;
+        for (int i = 0; i < ids.length; i++) {
+            changed |= portGroups.group(ids[i]).state() != states[i];
+            portGroups.changeState(ids[i], states[i], true);
+        }
+        if (changed) {
+            raiseAccessStateChanged(from);
+        }
+    }
+
+    private void raiseAccessStateChanged(ITNexus except) {
+        for (int lun : lunNumbers) {
+            byLun[lun].unitAttentions().raiseAllExcept(except, SenseReason.ASYMMETRIC_ACCESS_STATE_CHANGED);
+        }
     }
 
     /** The logical unit at {@code lun}, or null. */
@@ -96,6 +158,7 @@ public final class ScsiTargetCore implements TargetCore {
 
     @Override
     public void nexusLoggedIn(ITNexus nexus) {
+        portGroups.ensureGroup(nexus.targetPortGroup());
         for (int lun : lunNumbers) {
             byLun[lun].unitAttentions().nexusAdded(nexus);
             byLun[lun].reservations().nexusAdded(nexus);

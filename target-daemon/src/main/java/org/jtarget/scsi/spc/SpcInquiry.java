@@ -25,6 +25,8 @@ public final class SpcInquiry implements CommandHandler {
     private static final int CMDDT = 0x02;
     /** Peripheral qualifier 011b + device type 1Fh: no logical unit at this LUN. */
     static final int NO_LUN_PERIPHERAL = 0x7F;
+    /** Byte 5 bits 5..4 (TPGS) = 11b: REPORT and SET TARGET PORT GROUPS are supported. */
+    static final int TPGS_IMPLICIT_AND_EXPLICIT = 0x30;
 
     @Override
     public SenseReason parse(CommandContext ctx) {
@@ -64,7 +66,8 @@ public final class SpcInquiry implements CommandHandler {
         b.writeByte(VERSION_SPC4);
         b.writeByte(0x12); // HISUP=1 (hierarchical LUNs), RESPONSE DATA FORMAT=2
         b.writeByte(STANDARD_LENGTH - 5); // ADDITIONAL LENGTH
-        b.writeByte(0); // SCCS, ACC, TPGS=00 (no ALUA yet), 3PC, PROTECT all 0
+        // SCCS, ACC 0 | TPGS 11b: implicit and explicit ALUA (SPC-4 6.4.2, 5.15) | 3PC, PROTECT 0
+        b.writeByte(lu == null ? 0 : TPGS_IMPLICIT_AND_EXPLICIT);
         b.writeByte(0); // ENCSERV, MULTIP...
         b.writeByte(0x02); // CMDQUE: full task queuing (SAM-5 8.x)
         b.writeBytes(LuIdentity.VENDOR.getBytes(StandardCharsets.US_ASCII));

@@ -54,13 +54,19 @@ public final class CoreHarness implements FabricOps {
 
     /** With persistent reservation state kept under {@code stateDir} (null: none). */
     public CoreHarness(List<LogicalUnitDefinition> luns, java.nio.file.Path stateDir) {
+        this(luns, stateDir, new org.jtarget.scsi.alua.TargetPortGroups());
+    }
+
+    /** With these target port groups (ALUA). */
+    public CoreHarness(List<LogicalUnitDefinition> luns, java.nio.file.Path stateDir,
+                       org.jtarget.scsi.alua.TargetPortGroups portGroups) {
         Executor manual = r -> {
             if (rejectIo) {
                 throw new RejectedExecutionException("full");
             }
             io.add(r);
         };
-        core = new ScsiTargetCore("iqn.t", luns, new LunIoExecutors(name -> manual), stateDir);
+        core = new ScsiTargetCore("iqn.t", luns, new LunIoExecutors(name -> manual), stateDir, portGroups);
     }
 
     /** One LU 0 on {@code store}. */

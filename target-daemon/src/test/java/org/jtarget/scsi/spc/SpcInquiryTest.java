@@ -30,6 +30,7 @@ class SpcInquiryTest {
         assertThat(d[2]).isEqualTo((byte) 0x06);
         assertThat(d[3] & 0x0F).isEqualTo(2);
         assertThat(d[4] & 0xFF).isEqualTo(91);
+        assertThat(d[5] & 0x30).as("TPGS: implicit and explicit ALUA").isEqualTo(0x30);
         assertThat(d[7] & 0x02).isEqualTo(2);
         assertThat(new String(d, 8, 8, StandardCharsets.US_ASCII)).isEqualTo("JTARGET ");
     }

@@ -53,7 +53,7 @@ class SpcReportSupportedOpcodesTest {
         assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0xB7, 0, 0, 12));
         assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0xA3, 0x0C, 1, 12));
         assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0xA3, 0x0D, 1, 12));
-        assertThat(rows.stream().filter(r -> r[0] == 0xA3).map(r -> r[1])).containsExactly(0x0C, 0x0D);
+        assertThat(rows.stream().filter(r -> r[0] == 0xA3).map(r -> r[1])).containsExactly(0x0A, 0x0C, 0x0D);
     }
 
     @Test
