@@ -127,6 +127,10 @@ public final class CommandDispatcher {
                 // backstore capability (DESIGN 3): e.g. UNMAP on a fully provisioned LU
                 return SenseReason.INVALID_COMMAND_OPERATION_CODE;
             }
+            SenseReason notReady = mediumCheck(lu, entry);
+            if (notReady != null) {
+                return notReady;
+            }
         }
         SenseReason bad = entry.handler().parse(ctx);
         if (bad == null && lu != null && entry.has(OpcodeEntry.WRITES_MEDIUM) && lu.readOnly()) {
@@ -136,6 +140,20 @@ public final class CommandDispatcher {
     }
 
     private static final int CONTROL_NACA_LINK = 0x05;
+
+    /**
+     * Medium state gate, before any data moves: SBC-4 4.11.4 (while sanitizing only INQUIRY,
+     * REPORT LUNS and REQUEST SENSE are served), 4.15 (no medium), 4.20 (stopped).
+     */
+    private static SenseReason mediumCheck(LogicalUnit lu, OpcodeEntry entry) {
+        if (entry.has(OpcodeEntry.NEEDS_MEDIUM)) {
+            return lu.medium().accessError();
+        }
+        if (!entry.has(OpcodeEntry.NO_LUN_OK) && lu.medium().sanitizing()) {
+            return SenseReason.SANITIZE_IN_PROGRESS;
+        }
+        return null;
+    }
 
     private void execute(CommandContext ctx) {
         LogicalUnit lu = ctx.lu();
