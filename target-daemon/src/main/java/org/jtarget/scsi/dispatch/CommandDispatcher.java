@@ -124,8 +124,10 @@ public final class CommandDispatcher {
             }
             lu.taskSet().add(ctx);
             if (!entry.supportedOn(lu)) {
-                // backstore capability (DESIGN 3): e.g. UNMAP on a fully provisioned LU
-                return SenseReason.INVALID_COMMAND_OPERATION_CODE;
+                // backstore capability (DESIGN 3): e.g. UNMAP on a fully provisioned LU; a service
+                // action missing on this LU is INVALID FIELD IN CDB like any unsupported one
+                return entry.isServiceAction() ? ctx.invalidCdbField(1, 4)
+                        : SenseReason.INVALID_COMMAND_OPERATION_CODE;
             }
             SenseReason notReady = mediumCheck(lu, entry);
             if (notReady != null) {
