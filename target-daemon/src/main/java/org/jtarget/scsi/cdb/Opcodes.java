@@ -12,6 +12,7 @@ public final class Opcodes {
     public static final int RESERVE_6 = 0x16;
     public static final int RELEASE_6 = 0x17;
     public static final int START_STOP_UNIT = 0x1B;
+    public static final int PREVENT_ALLOW_MEDIUM_REMOVAL = 0x1E;
     public static final int READ_CAPACITY_10 = 0x25;
     public static final int READ_10 = 0x28;
     public static final int WRITE_10 = 0x2A;
@@ -22,6 +23,7 @@ public final class Opcodes {
     public static final int READ_DEFECT_DATA_10 = 0x37;
     public static final int WRITE_SAME_10 = 0x41;
     public static final int UNMAP = 0x42;
+    public static final int SANITIZE = 0x48;
     public static final int MODE_SELECT_10 = 0x55;
     public static final int RESERVE_10 = 0x56;
     public static final int RELEASE_10 = 0x57;
@@ -51,6 +53,12 @@ public final class Opcodes {
     /** SERVICE ACTION IN(16) service actions (SBC-4 5.x). */
     public static final int SA_READ_CAPACITY_16 = 0x10;
     public static final int SA_GET_LBA_STATUS = 0x12;
+
+    /** SANITIZE service actions (SBC-4 5.30.1). */
+    public static final int SA_SANITIZE_OVERWRITE = 0x01;
+    public static final int SA_SANITIZE_BLOCK_ERASE = 0x02;
+    public static final int SA_SANITIZE_CRYPTOGRAPHIC_ERASE = 0x03;
+    public static final int SA_SANITIZE_EXIT_FAILURE_MODE = 0x1F;
 
     /** MAINTENANCE IN service actions (SPC-4 6.27, 6.35, 6.37). */
     public static final int SA_REPORT_TARGET_PORT_GROUPS = 0x0A;

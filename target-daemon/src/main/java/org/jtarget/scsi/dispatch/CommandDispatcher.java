@@ -131,8 +131,14 @@ public final class CommandDispatcher {
             }
             lu.taskSet().add(ctx);
             if (!entry.supportedOn(lu)) {
-                // backstore capability (DESIGN 3): e.g. UNMAP on a fully provisioned LU
-                return SenseReason.INVALID_COMMAND_OPERATION_CODE;
+                // backstore capability (DESIGN 3): e.g. UNMAP on a fully provisioned LU; a service
+                // action missing on this LU is INVALID FIELD IN CDB like any unsupported one
+                return entry.isServiceAction() ? ctx.invalidCdbField(1, 4)
+                        : SenseReason.INVALID_COMMAND_OPERATION_CODE;
+            }
+            SenseReason notReady = mediumCheck(lu, entry);
+            if (notReady != null) {
+                return notReady;
             }
         }
         SenseReason bad = entry.handler().parse(ctx);
@@ -143,6 +149,20 @@ public final class CommandDispatcher {
     }
 
     private static final int CONTROL_NACA_LINK = 0x05;
+
+    /**
+     * Medium state gate, before any data moves: SBC-4 4.11.4 (while sanitizing only INQUIRY,
+     * REPORT LUNS and REQUEST SENSE are served), 4.15 (no medium), 4.20 (stopped).
+     */
+    private static SenseReason mediumCheck(LogicalUnit lu, OpcodeEntry entry) {
+        if (entry.has(OpcodeEntry.NEEDS_MEDIUM)) {
+            return lu.medium().accessError();
+        }
+        if (!entry.has(OpcodeEntry.NO_LUN_OK) && lu.medium().sanitizing()) {
+            return SenseReason.SANITIZE_IN_PROGRESS;
+        }
+        return null;
+    }
 
     private void execute(CommandContext ctx) {
         LogicalUnit lu = ctx.lu();

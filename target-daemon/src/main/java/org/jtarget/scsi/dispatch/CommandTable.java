@@ -11,10 +11,13 @@ import org.jtarget.scsi.sbc.SbcPreFetch;
 import org.jtarget.scsi.sbc.SbcGetLbaStatus;
 import org.jtarget.scsi.sbc.SbcReadCapacity;
 import org.jtarget.scsi.sbc.SbcReadDefectData;
+import org.jtarget.scsi.sbc.SbcPreventAllowMediumRemoval;
 import org.jtarget.scsi.sbc.SbcReadWrite;
+import org.jtarget.scsi.sbc.SbcSanitize;
 import org.jtarget.scsi.sbc.SbcStartStopUnit;
 import org.jtarget.scsi.sbc.SbcSynchronizeCache;
 import org.jtarget.scsi.sbc.SbcUnmap;
+import org.jtarget.scsi.sbc.SbcWriteAtomic;
 import org.jtarget.scsi.sbc.SbcWriteSame;
 import org.jtarget.scsi.spc.SpcInquiry;
 import org.jtarget.scsi.spc.SpcModeSelect;
@@ -43,9 +46,9 @@ import static org.jtarget.scsi.sbc.SbcReadWrite.Kind.*;
 public final class CommandTable {
 
     private static final int SERVICE_ACTION_MASK = 0x1F;
-    private static final int READ_IO = MEDIUM_IO | RANGE_SHARED;
-    private static final int WRITE_IO = MEDIUM_IO | WRITES_MEDIUM | RANGE_SHARED;
-    private static final int RMW_IO = MEDIUM_IO | WRITES_MEDIUM | RANGE_EXCLUSIVE;
+    private static final int READ_IO = MEDIUM_IO | RANGE_SHARED | NEEDS_MEDIUM;
+    private static final int WRITE_IO = MEDIUM_IO | WRITES_MEDIUM | RANGE_SHARED | NEEDS_MEDIUM;
+    private static final int RMW_IO = MEDIUM_IO | WRITES_MEDIUM | RANGE_EXCLUSIVE | NEEDS_MEDIUM;
     private static final String LBA10 = " FFFFFFFF 00 FFFF 00";
     private static final String LBA12 = " FFFFFFFF FFFFFFFF 00 00";
     private static final String LBA16 = " FFFFFFFFFFFFFFFF FFFFFFFF 00 00";
@@ -56,7 +59,7 @@ public final class CommandTable {
     public CommandTable() {
         // INQUIRY, REQUEST SENSE, REPORT LUNS: also the commands every ALUA state answers (SPC-4 5.15.2.4.6)
         int noLun = NO_LUN_OK | UA_EXEMPT | ALUA_ANY_STATE;
-        add(OpcodeEntry.of(TEST_UNIT_READY, "TEST UNIT READY", 6, new SpcTestUnitReady(), 0, ALLOWED, "00 00 00 00 00 00"));
+        add(OpcodeEntry.of(TEST_UNIT_READY, "TEST UNIT READY", 6, new SpcTestUnitReady(), NEEDS_MEDIUM, ALLOWED, "00 00 00 00 00 00"));
         add(OpcodeEntry.of(REQUEST_SENSE, "REQUEST SENSE", 6, new SpcRequestSense(), noLun, EXEMPT, "03 01 00 00 FF 00"));
         add(OpcodeEntry.of(READ_6, "READ(6)", 6, new SbcReadWrite(READ, 6), READ_IO, MEDIUM_READ, "08 1F FFFF FF 00"));
         add(OpcodeEntry.of(WRITE_6, "WRITE(6)", 6, new SbcReadWrite(WRITE, 6), WRITE_IO, CONFLICT, "0A 1F FFFF FF 00"));
@@ -67,17 +70,20 @@ public final class CommandTable {
         add(OpcodeEntry.of(RELEASE_6, "RELEASE(6)", 6, new SpcReserveRelease(false, false), 0, EXEMPT,
                 "17 00 00 00 00 00"));
         add(OpcodeEntry.of(MODE_SENSE_6, "MODE SENSE(6)", 6, new SpcModeSense(false), ALUA_STANDBY, CONFLICT, "1A 08 FF FF FF 00"));
-        add(OpcodeEntry.of(START_STOP_UNIT, "START STOP UNIT", 6, new SbcStartStopUnit(), 0, START_STOP, "1B 01 00 0F F7 00"));
-        add(OpcodeEntry.of(READ_CAPACITY_10, "READ CAPACITY(10)", 10, new SbcReadCapacity(false), 0, ALLOWED,
+        add(OpcodeEntry.of(START_STOP_UNIT, "START STOP UNIT", 6, new SbcStartStopUnit(), OFF_LOOP, START_STOP, "1B 01 00 0F F7 00"));
+        // SBC-4 5.15: per I_T nexus; PREVENT = 00b allowed through reservations
+        add(OpcodeEntry.of(PREVENT_ALLOW_MEDIUM_REMOVAL, "PREVENT ALLOW MEDIUM REMOVAL", 6,
+                new SbcPreventAllowMediumRemoval(), 0, PREVENT_ALLOW, "1E 00 00 00 03 00"));
+        add(OpcodeEntry.of(READ_CAPACITY_10, "READ CAPACITY(10)", 10, new SbcReadCapacity(false), NEEDS_MEDIUM, ALLOWED,
                 "25 00 00000000 00 00 00 00"));
         add(OpcodeEntry.of(READ_10, "READ(10)", 10, new SbcReadWrite(READ, 10), READ_IO, MEDIUM_READ, "28 18" + LBA10));
         add(OpcodeEntry.of(WRITE_10, "WRITE(10)", 10, new SbcReadWrite(WRITE, 10), WRITE_IO, CONFLICT, "2A 18" + LBA10));
         add(OpcodeEntry.of(WRITE_AND_VERIFY_10, "WRITE AND VERIFY(10)", 10, new SbcReadWrite(WRITE_AND_VERIFY, 10),
                 WRITE_IO, CONFLICT, "2E 16" + LBA10));
         add(OpcodeEntry.of(VERIFY_10, "VERIFY(10)", 10, new SbcReadWrite(VERIFY, 10), READ_IO, MEDIUM_READ, "2F 16" + LBA10));
-        add(OpcodeEntry.of(PRE_FETCH_10, "PRE-FETCH(10)", 10, new SbcPreFetch(false), 0, MEDIUM_READ, "34 02" + LBA10));
+        add(OpcodeEntry.of(PRE_FETCH_10, "PRE-FETCH(10)", 10, new SbcPreFetch(false), NEEDS_MEDIUM, MEDIUM_READ, "34 02" + LBA10));
         add(OpcodeEntry.of(SYNCHRONIZE_CACHE_10, "SYNCHRONIZE CACHE(10)", 10, new SbcSynchronizeCache(false),
-                MEDIUM_IO, CONFLICT, "35 02" + LBA10));
+                MEDIUM_IO | NEEDS_MEDIUM, CONFLICT, "35 02" + LBA10));
         // SBC-4 5.13: no defects; the header in the requested format
         add(OpcodeEntry.of(READ_DEFECT_DATA_10, "READ DEFECT DATA(10)", 10, new SbcReadDefectData(false), 0,
                 MEDIUM_READ, "37 00 1F 00000000 FFFF 00"));
@@ -87,6 +93,7 @@ public final class CommandTable {
         // SBC-4 5.32: only on a thin LU; the whole LU is held shared (ranges arrive with the data)
         add(OpcodeEntry.of(UNMAP, "UNMAP", 10, new SbcUnmap(), WRITE_IO | NEEDS_UNMAP, CONFLICT,
                 "42 00 00000000 00 FFFF 00"));
+        add(sanitize());
         add(OpcodeEntry.of(MODE_SELECT_10, "MODE SELECT(10)", 10, new SpcModeSelect(true), ALUA_STANDBY, CONFLICT,
                 "55 10 00 00 00 00 00 FFFF 00"));
         add(OpcodeEntry.of(RESERVE_10, "RESERVE(10)", 10, new SpcReserveRelease(true, true), 0, ALLOWED,
@@ -105,12 +112,15 @@ public final class CommandTable {
         add(OpcodeEntry.of(WRITE_AND_VERIFY_16, "WRITE AND VERIFY(16)", 16, new SbcReadWrite(WRITE_AND_VERIFY, 16),
                 WRITE_IO, CONFLICT, "8E 16" + LBA16));
         add(OpcodeEntry.of(VERIFY_16, "VERIFY(16)", 16, new SbcReadWrite(VERIFY, 16), READ_IO, MEDIUM_READ, "8F 16" + LBA16));
-        add(OpcodeEntry.of(PRE_FETCH_16, "PRE-FETCH(16)", 16, new SbcPreFetch(true), 0, MEDIUM_READ, "90 02" + LBA16));
+        add(OpcodeEntry.of(PRE_FETCH_16, "PRE-FETCH(16)", 16, new SbcPreFetch(true), NEEDS_MEDIUM, MEDIUM_READ, "90 02" + LBA16));
         add(OpcodeEntry.of(SYNCHRONIZE_CACHE_16, "SYNCHRONIZE CACHE(16)", 16, new SbcSynchronizeCache(true),
-                MEDIUM_IO, CONFLICT, "91 02" + LBA16));
+                MEDIUM_IO | NEEDS_MEDIUM, CONFLICT, "91 02" + LBA16));
         // SBC-4 5.49: as WRITE SAME(10), plus NDOB
         add(OpcodeEntry.of(WRITE_SAME_16, "WRITE SAME(16)", 16, new SbcWriteSame(true), WRITE_IO, CONFLICT,
                 "93 09" + LBA16));
+        // SBC-4 5.46: atomic, so the range is held EXCLUSIVE; ATOMIC BOUNDARY only accepted as zero
+        add(OpcodeEntry.of(WRITE_ATOMIC_16, "WRITE ATOMIC(16)", 16, new SbcWriteAtomic(), RMW_IO, CONFLICT,
+                "9C 18 FFFFFFFFFFFFFFFF 0000 FFFF 00 00"));
         add(serviceActionIn16());
         add(OpcodeEntry.of(REPORT_LUNS, "REPORT LUNS", 12, new SpcReportLuns(), noLun, EXEMPT,
                 "A0 00 FF 000000 FFFFFFFF 00 00"));
@@ -129,12 +139,32 @@ public final class CommandTable {
     private static OpcodeEntry serviceActionIn16() {
         OpcodeEntry[] sa = new OpcodeEntry[32];
         sa[SA_READ_CAPACITY_16] = OpcodeEntry.ofServiceAction(SERVICE_ACTION_IN_16, SA_READ_CAPACITY_16,
-                "READ CAPACITY(16)", 16, new SbcReadCapacity(true), 0, ALLOWED, "9E 10 0000000000000000 FFFFFFFF 00 00");
+                "READ CAPACITY(16)", 16, new SbcReadCapacity(true), NEEDS_MEDIUM, ALLOWED, "9E 10 0000000000000000 FFFFFFFF 00 00");
         // SBC-4 5.7: the store's mapped/deallocated runs (MEDIUM_IO: a file store may seek)
         sa[SA_GET_LBA_STATUS] = OpcodeEntry.ofServiceAction(SERVICE_ACTION_IN_16, SA_GET_LBA_STATUS,
-                "GET LBA STATUS", 16, new SbcGetLbaStatus(), MEDIUM_IO, MEDIUM_READ,
+                "GET LBA STATUS", 16, new SbcGetLbaStatus(), MEDIUM_IO | NEEDS_MEDIUM, MEDIUM_READ,
                 "9E 12 FFFFFFFFFFFFFFFF FFFFFFFF 00 00");
         return new OpcodeEntry(SERVICE_ACTION_IN_16, -1, "SERVICE ACTION IN(16)", 16, null, 0, null, null, sa);
+    }
+
+    /**
+     * SANITIZE (SBC-4 5.30, 48h): a write of the whole medium (CONFLICT, DATA PROTECT on a read-only
+     * LU), off the event loop. BLOCK ERASE exists only on a thin LU (libiscsi's Sanitize.BlockErase
+     * requires LBPME = 1 with it); CRYPTOGRAPHIC ERASE is not offered (no encryption).
+     */
+    private static OpcodeEntry sanitize() {
+        OpcodeEntry[] sa = new OpcodeEntry[32];
+        int erase = MEDIUM_IO | WRITES_MEDIUM | RANGE_EXCLUSIVE | OFF_LOOP;
+        sa[SA_SANITIZE_OVERWRITE] = OpcodeEntry.ofServiceAction(SANITIZE, SA_SANITIZE_OVERWRITE,
+                "SANITIZE OVERWRITE", 10, new SbcSanitize(SA_SANITIZE_OVERWRITE), erase, CONFLICT,
+                "48 A1 00 00 00 00 00 FFFF 00");
+        sa[SA_SANITIZE_BLOCK_ERASE] = OpcodeEntry.ofServiceAction(SANITIZE, SA_SANITIZE_BLOCK_ERASE,
+                "SANITIZE BLOCK ERASE", 10, new SbcSanitize(SA_SANITIZE_BLOCK_ERASE), erase | NEEDS_UNMAP, CONFLICT,
+                "48 A2 00 00 00 00 00 FFFF 00");
+        sa[SA_SANITIZE_EXIT_FAILURE_MODE] = OpcodeEntry.ofServiceAction(SANITIZE, SA_SANITIZE_EXIT_FAILURE_MODE,
+                "SANITIZE EXIT FAILURE MODE", 10, new SbcSanitize(SA_SANITIZE_EXIT_FAILURE_MODE), 0, CONFLICT,
+                "48 9F 00 00 00 00 00 FFFF 00");
+        return new OpcodeEntry(SANITIZE, -1, "SANITIZE", 10, null, 0, null, null, sa);
     }
 
     /** PERSISTENT RESERVE IN (SPC-4 6.14, 5Eh): never conflicts (SPC-4 table 72, SPC-2 5.5.1). */

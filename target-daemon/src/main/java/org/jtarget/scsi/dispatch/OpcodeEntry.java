@@ -15,7 +15,7 @@ import java.util.HexFormat;
  * @param handler        parser and executor, or null for a row that only holds service actions
  * @param flags          {@link #NO_LUN_OK}, {@link #UA_EXEMPT}, {@link #MEDIUM_IO}, {@link #WRITES_MEDIUM},
  *                       {@link #RANGE_SHARED}, {@link #RANGE_EXCLUSIVE}, {@link #OFF_LOOP},
- *                       {@link #NEEDS_UNMAP}; and the ALUA column: {@link #ALUA_STANDBY},
+ *                       {@link #NEEDS_UNMAP}, {@link #NEEDS_MEDIUM}; and the ALUA column: {@link #ALUA_STANDBY},
  *                       {@link #ALUA_UNAVAILABLE}, {@link #ALUA_ANY_STATE} (none: only in the
  *                       active states)
  * @param reservation    how the command fares under another nexus's reservation (SPC-4 table 72,
@@ -54,6 +54,13 @@ public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLen
      * answers INVALID COMMAND OPERATION CODE and REPORT SUPPORTED OPERATION CODES leaves it out.
      */
     public static final int NEEDS_UNMAP = 1 << 7;
+    /**
+     * Needs a ready medium (SBC-4 4.11, 4.15, 4.20): refused with NOT READY while the medium is
+     * ejected, the LU is stopped or a sanitize runs, and with SANITIZE COMMAND FAILED in sanitize
+     * failure mode. Commands without it are refused only by a running sanitize, unless they are
+     * {@link #NO_LUN_OK} (INQUIRY, REPORT LUNS, REQUEST SENSE).
+     */
+    public static final int NEEDS_MEDIUM = 1 << 8;
 
 
     // ---- ALUA column (SPC-4 5.15.2.4): the asymmetric access states a command runs in. ----

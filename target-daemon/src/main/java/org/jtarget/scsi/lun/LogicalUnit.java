@@ -25,6 +25,7 @@ public final class LogicalUnit {
     private final TaskSet taskSet = new TaskSet();
     private final LbaRangeLock rangeLock = new LbaRangeLock();
     private final Reservations reservations;
+    private final MediumState medium = new MediumState();
 
     /**
      * @param definition LUN, store and flags
@@ -63,6 +64,8 @@ public final class LogicalUnit {
     public TaskSet taskSet() { return taskSet; }
     /** SPC-2 and persistent reservations (SPC-4 5.13). */
     public Reservations reservations() { return reservations; }
+    /** Medium present/started, removal prevention, sanitize state (SBC-4 4.11, 4.15, 4.20). */
+    public MediumState medium() { return medium; }
     /** Orders COMPARE AND WRITE / ORWRITE against other commands on overlapping LBAs. */
     public LbaRangeLock rangeLock() { return rangeLock; }
 }

@@ -171,6 +171,7 @@ public final class ScsiTargetCore implements TargetCore {
         for (int lun : lunNumbers) {
             byLun[lun].unitAttentions().nexusRemoved(nexus);
             byLun[lun].reservations().nexusRemoved(nexus); // releases its SPC-2 reservation
+            byLun[lun].medium().nexusLost(nexus); // SBC-4 5.15: its medium removal prevention ends
         }
     }
 

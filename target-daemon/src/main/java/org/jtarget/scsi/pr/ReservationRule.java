@@ -37,7 +37,15 @@ public enum ReservationRule {
      * START STOP UNIT (SBC-4 table for reservations): START = 1 with POWER CONDITION = 0 is
      * allowed, anything else is {@link #CONFLICT}.
      */
-    START_STOP;
+    START_STOP,
+    /**
+     * PREVENT ALLOW MEDIUM REMOVAL (SBC-4 table for reservations): PREVENT = 00b is allowed,
+     * anything else is {@link #CONFLICT}.
+     */
+    PREVENT_ALLOW;
+
+    private static final int PREVENT_BYTE = 4;
+    private static final int PREVENT_MASK = 0x03;
 
     private static final int START_STOP_BYTE = 4;
     private static final int POWER_CONDITION_AND_START = 0xF1;
@@ -45,6 +53,9 @@ public enum ReservationRule {
 
     /** The persistent-reservation rule for this particular CDB ({@link #START_STOP} resolved). */
     public ReservationRule resolve(byte[] cdb) {
+        if (this == PREVENT_ALLOW) {
+            return (cdb[PREVENT_BYTE] & PREVENT_MASK) == 0 ? ALLOWED : CONFLICT;
+        }
         if (this != START_STOP) {
             return this;
         }

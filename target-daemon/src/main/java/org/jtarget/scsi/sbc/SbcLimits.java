@@ -33,6 +33,14 @@ public final class SbcLimits {
     }
 
     /**
+     * MAXIMUM ATOMIC TRANSFER LENGTH in blocks (SBC-4 6.6.4, WRITE ATOMIC (16)): any transfer the
+     * LU accepts is written atomically under the range lock, capped by the CDB's 16-bit field.
+     */
+    public static int maxAtomicTransferBlocks(LogicalUnit lu) {
+        return Math.min(0xFFFF, maxTransferBlocks(lu));
+    }
+
+    /**
      * SBC-4 4.5: LBA + number of blocks must not exceed the capacity; a zero-length transfer at
      * LBA == capacity is allowed, beyond is not.
      *

@@ -33,6 +33,8 @@ final class VpdPages {
     private static final int LBPWS = 0x40;
     private static final int LBPWS10 = 0x20;
     private static final int LBPRZ_ZEROS = 0x04;
+    /** Block Device Characteristics byte 7 bits 7..6 (SBC-4 6.6.2): reads after BLOCK ERASE succeed. */
+    private static final int WABEREQ_READ_OK = 0x40;
 
     // SPC-4 7.8.6.1 designator header byte 0: PROTOCOL IDENTIFIER (7..4) | CODE SET (3..0)
     private static final int CODE_SET_BINARY = 1;
@@ -143,13 +145,21 @@ final class VpdPages {
         // UGAVALID(31) | UNMAP GRANULARITY ALIGNMENT: units start at LBA 0
         b.writeInt(granularity > 0 ? UGAVALID : 0);
         b.writeLong(SbcProvisioning.maxWriteSameBlocks(lu)); // MAXIMUM WRITE SAME LENGTH
-        // 44..63 atomic transfer limits stay 0: WRITE ATOMIC is not supported
+        // WRITE ATOMIC (16): any LBA (ATOMIC ALIGNMENT 0), any length (GRANULARITY 0), no atomic
+        // boundaries (MAXIMUM ATOMIC TRANSFER LENGTH WITH ATOMIC BOUNDARY, MAXIMUM ATOMIC BOUNDARY SIZE 0)
+        b.writeInt(SbcLimits.maxAtomicTransferBlocks(lu));
         b.writeZero(0x40 - b.writerIndex());
     }
 
-    /** SBC-4 6.6.2, page length 3Ch: MEDIUM ROTATION RATE 0001h = non-rotating (memory). */
+    /**
+     * SBC-4 6.6.2, page length 3Ch: MEDIUM ROTATION RATE 0001h = non-rotating (memory); byte 7
+     * WABEREQ 01b where SANITIZE BLOCK ERASE is offered (thin LU: erased blocks read as zeros
+     * without error), WACEREQ 00b (no CRYPTOGRAPHIC ERASE).
+     */
     private static void writeCharacteristics(ByteBuf b, LogicalUnit lu) {
         b.writeShort(lu.store().isNonBlocking() ? 1 : 0);
+        b.writeByte(0); // PRODUCT TYPE
+        b.writeByte(SbcProvisioning.lbpme(lu) ? WABEREQ_READ_OK : 0);
         b.writeZero(0x40 - b.writerIndex());
     }
 

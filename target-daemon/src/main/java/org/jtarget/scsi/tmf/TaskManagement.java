@@ -85,7 +85,8 @@ public final class TaskManagement {
 
     /**
      * SAM-5 6.3.3 logical unit reset: abort every task, return mode parameters to their defaults,
-     * release the SPC-2 reservation (SPC-2 5.5.1; persistent reservations stay, SPC-4 5.13.1)
+     * release the SPC-2 reservation (SPC-2 5.5.1; persistent reservations stay, SPC-4 5.13.1),
+     * clear medium removal prevention (SBC-4 5.15)
      * and raise BUS DEVICE RESET FUNCTION OCCURRED for every I_T nexus.
      */
     private static void resetLogicalUnit(LogicalUnit lu, TmfCompletion completion) {
@@ -93,6 +94,7 @@ public final class TaskManagement {
         lu.modes().writeCacheEnabled(lu.modes().defaultWriteCacheEnabled());
         lu.modes().descriptorSense(false);
         lu.reservations().reset();
+        lu.medium().reset(); // SBC-4 5.15: a reset ends every medium removal prevention
         lu.unitAttentions().raiseAll(SenseReason.BUS_DEVICE_RESET_FUNCTION_OCCURRED);
     }
 
