@@ -15,6 +15,7 @@ import org.jtarget.fabric.iscsi.login.LoginSettings;
 import org.jtarget.fabric.iscsi.tcp.IscsiTcpFabric;
 import org.jtarget.io.LunIoExecutors;
 import org.jtarget.scsi.lun.LogicalUnitDefinition;
+import org.jtarget.scsi.lun.LogicalUnitRegistry;
 import org.jtarget.scsi.lun.ScsiTargetCore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +46,8 @@ public final class TargetRuntime implements DaemonRuntime {
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private IscsiTcpFabric fabric;
+    /** Every LU of every target: EXTENDED COPY may copy between targets (SPC-4 6.4). */
+    private LogicalUnitRegistry registry;
 
     public TargetRuntime(JtargetConfig config) {
         this.config = config;
@@ -54,6 +57,7 @@ public final class TargetRuntime implements DaemonRuntime {
     public synchronized void start() throws Exception {
         stores = BackstoreSet.open(config);
         ioExecutors = new LunIoExecutors(config.daemon().ioThreadsPerLun(), IO_QUEUE_DEPTH_PER_LUN);
+        registry = new LogicalUnitRegistry();
         List<IscsiTargetDefinition> targets = new ArrayList<>();
         for (TargetConfig target : config.targets()) {
             targets.add(targetDefinition(target));
@@ -73,7 +77,8 @@ public final class TargetRuntime implements DaemonRuntime {
         for (LunConfig lun : target.luns()) {
             luns.add(new LogicalUnitDefinition(lun.lun(), stores.get(lun.backstore()), lun.readOnly(), lun.removable()));
         }
-        ScsiTargetCore core = new ScsiTargetCore(target.iqn(), luns, ioExecutors, config.daemon().stateDir());
+        ScsiTargetCore core = new ScsiTargetCore(target.iqn(), luns, ioExecutors, config.daemon().stateDir(),
+                registry);
         List<IscsiPortalDefinition> portals = new ArrayList<>();
         for (String name : target.portalNames()) {
             portals.add(portalDefinition(config.portal(name)));

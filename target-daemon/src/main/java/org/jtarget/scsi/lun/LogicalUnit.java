@@ -2,6 +2,7 @@ package org.jtarget.scsi.lun;
 
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
+import org.jtarget.scsi.copy.CopyResults;
 import org.jtarget.scsi.pr.PrStateFile;
 import org.jtarget.scsi.pr.Reservations;
 import org.jtarget.scsi.spc.ModeParameters;
@@ -25,6 +26,7 @@ public final class LogicalUnit {
     private final TaskSet taskSet = new TaskSet();
     private final LbaRangeLock rangeLock = new LbaRangeLock();
     private final Reservations reservations;
+    private final CopyResults copyResults = new CopyResults();
 
     /**
      * @param definition LUN, store and flags
@@ -63,6 +65,8 @@ public final class LogicalUnit {
     public TaskSet taskSet() { return taskSet; }
     /** SPC-2 and persistent reservations (SPC-4 5.13). */
     public Reservations reservations() { return reservations; }
+    /** Status of recent EXTENDED COPY commands per I_T nexus (RECEIVE COPY RESULTS, SPC-4 6.18). */
+    public CopyResults copyResults() { return copyResults; }
     /** Orders COMPARE AND WRITE / ORWRITE against other commands on overlapping LBAs. */
     public LbaRangeLock rangeLock() { return rangeLock; }
 }

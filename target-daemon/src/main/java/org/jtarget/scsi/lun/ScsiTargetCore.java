@@ -25,6 +25,7 @@ public final class ScsiTargetCore implements TargetCore {
     private final int[] lunNumbers;
     private final CommandDispatcher dispatcher;
     private final TaskManagement taskManagement;
+    private final LogicalUnitRegistry registry;
 
     /**
      * @param targetName the target's SCSI name (e.g. the IQN), reported in VPD 83h
@@ -41,7 +42,17 @@ public final class ScsiTargetCore implements TargetCore {
      */
     public ScsiTargetCore(String targetName, List<LogicalUnitDefinition> luns, LunIoExecutors executors,
                           Path stateDir) {
+        this(targetName, luns, executors, stateDir, new LogicalUnitRegistry());
+    }
+
+    /**
+     * @param registry the daemon-wide registry of logical units: this target's LUs are added to it
+     *                 and EXTENDED COPY finds its copy targets there (any LU of any target)
+     */
+    public ScsiTargetCore(String targetName, List<LogicalUnitDefinition> luns, LunIoExecutors executors,
+                          Path stateDir, LogicalUnitRegistry registry) {
         this.targetName = targetName;
+        this.registry = registry;
         int max = -1;
         for (LogicalUnitDefinition d : luns) {
             max = Math.max(max, d.lun());
@@ -54,6 +65,7 @@ public final class ScsiTargetCore implements TargetCore {
             PrStateFile prState = stateDir == null ? null
                     : new PrStateFile(stateDir.resolve("pr").resolve(targetName).resolve("lun" + d.lun() + ".pr"));
             byLun[d.lun()] = new LogicalUnit(d, executors.forLun(targetName + "/lun" + d.lun()), prState);
+            registry.register(byLun[d.lun()]);
         }
         this.lunNumbers = luns.stream().mapToInt(LogicalUnitDefinition::lun).sorted().toArray();
         this.dispatcher = new CommandDispatcher(this, new CommandTable());
@@ -63,6 +75,11 @@ public final class ScsiTargetCore implements TargetCore {
     /** The target's SCSI name. */
     public String targetName() {
         return targetName;
+    }
+
+    /** The daemon-wide logical unit registry (copy targets of EXTENDED COPY). */
+    public LogicalUnitRegistry registry() {
+        return registry;
     }
 
     /** The logical unit at {@code lun}, or null. */
@@ -108,6 +125,7 @@ public final class ScsiTargetCore implements TargetCore {
         for (int lun : lunNumbers) {
             byLun[lun].unitAttentions().nexusRemoved(nexus);
             byLun[lun].reservations().nexusRemoved(nexus); // releases its SPC-2 reservation
+            byLun[lun].copyResults().nexusLost(nexus); // SPC-4 6.18.3: held copy status is discarded
         }
     }
 
