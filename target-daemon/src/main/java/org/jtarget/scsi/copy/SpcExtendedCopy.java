@@ -49,21 +49,39 @@ public final class SpcExtendedCopy implements CommandHandler {
         }
         CopyParameterList list = new CopyParameterList();
         SenseReason bad = list.parse(data, ctx.target().registry(), ctx);
-        if (bad == null) {
-            bad = list.checkSegments(ctx);
+        if (bad != null) {
+            ctx.fail(bad); // SPC-4 5.16.7.3: nothing started, no status held
+            return;
         }
+        CopyResults results = ctx.lu().copyResults();
+        CopyResults.Entry entry = null;
+        if (list.listIdUsage != CopyParameterList.USAGE_NO_LIST_ID) {
+            entry = results.start(ctx.cmd().nexus(), list.listId,
+                    list.listIdUsage == CopyParameterList.USAGE_HOLD);
+            if (entry == null) {
+                ctx.fail(SenseReason.OPERATION_IN_PROGRESS); // SPC-4 6.4.3.2: list identifier in use
+                return;
+            }
+        }
+        bad = list.checkSegments(ctx);
         if (bad == null) {
             bad = writeProtected(list);
         }
-        if (bad != null) {
-            ctx.fail(bad);
+        if (bad != null || reservationConflict(ctx, list)) {
+            results.finish(entry, false); // COPY STATUS: completed unsuccessfully, 0 segments
+            if (bad != null) {
+                ctx.fail(bad);
+            } else {
+                ctx.reservationConflict();
+            }
             return;
         }
-        if (reservationConflict(ctx, list)) {
-            ctx.reservationConflict();
+        if (list.segments.isEmpty()) {
+            results.finish(entry, true);
             return;
         }
-        start(ctx, list);
+        CopyJob job = new CopyJob(ctx, list, ctx.target().registry(), results, entry);
+        ctx.detach(job::start);
     }
 
     /** A destination that refuses writes: DATA PROTECT / WRITE PROTECTED, as a WRITE would get. */
@@ -94,22 +112,5 @@ public final class SpcExtendedCopy implements CommandHandler {
         return false;
     }
 
-    private static void start(CommandContext ctx, CopyParameterList list) {
-        CopyResults results = ctx.lu().copyResults();
-        CopyResults.Entry entry = null;
-        if (list.listIdUsage != CopyParameterList.USAGE_NO_LIST_ID) {
-            entry = results.start(ctx.cmd().nexus(), list.listId,
-                    list.listIdUsage == CopyParameterList.USAGE_HOLD);
-            if (entry == null) {
-                ctx.fail(SenseReason.OPERATION_IN_PROGRESS); // SPC-4 6.4.3.2: list identifier in use
-                return;
-            }
-        }
-        if (list.segments.isEmpty()) {
-            results.finish(entry, true);
-            return;
-        }
-        CopyJob job = new CopyJob(ctx, list, ctx.target().registry(), results, entry);
-        ctx.detach(job::start);
-    }
+
 }

@@ -54,13 +54,19 @@ public final class CoreHarness implements FabricOps {
 
     /** With persistent reservation state kept under {@code stateDir} (null: none). */
     public CoreHarness(List<LogicalUnitDefinition> luns, java.nio.file.Path stateDir) {
+        this("iqn.t", luns, stateDir, new LogicalUnitRegistry());
+    }
+
+    /** Target {@code targetName} whose LUs join {@code registry} (several harnesses may share one). */
+    public CoreHarness(String targetName, List<LogicalUnitDefinition> luns, java.nio.file.Path stateDir,
+                       LogicalUnitRegistry registry) {
         Executor manual = r -> {
             if (rejectIo) {
                 throw new RejectedExecutionException("full");
             }
             io.add(r);
         };
-        core = new ScsiTargetCore("iqn.t", luns, new LunIoExecutors(name -> manual), stateDir);
+        core = new ScsiTargetCore(targetName, luns, new LunIoExecutors(name -> manual), stateDir, registry);
     }
 
     /** One LU 0 on {@code store}. */
