@@ -17,6 +17,7 @@ import org.jtarget.io.LunIoExecutors;
 import org.jtarget.scsi.alua.TargetPortGroup;
 import org.jtarget.scsi.alua.TargetPortGroups;
 import org.jtarget.scsi.lun.LogicalUnitDefinition;
+import org.jtarget.scsi.lun.LogicalUnitRegistry;
 import org.jtarget.scsi.lun.ScsiTargetCore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +50,8 @@ public final class TargetRuntime implements DaemonRuntime {
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private IscsiTcpFabric fabric;
+    /** Every LU of every target: EXTENDED COPY may copy between targets (SPC-4 6.4). */
+    private LogicalUnitRegistry registry;
 
     public TargetRuntime(JtargetConfig config) {
         this.config = config;
@@ -58,6 +61,7 @@ public final class TargetRuntime implements DaemonRuntime {
     public synchronized void start() throws Exception {
         stores = BackstoreSet.open(config);
         ioExecutors = new LunIoExecutors(config.daemon().ioThreadsPerLun(), IO_QUEUE_DEPTH_PER_LUN);
+        registry = new LogicalUnitRegistry();
         List<IscsiTargetDefinition> targets = new ArrayList<>();
         for (TargetConfig target : config.targets()) {
             targets.add(targetDefinition(target));
@@ -87,7 +91,7 @@ public final class TargetRuntime implements DaemonRuntime {
                     p.aluaPreferred()));
         }
         ScsiTargetCore core = new ScsiTargetCore(target.iqn(), luns, ioExecutors, config.daemon().stateDir(),
-                new TargetPortGroups(new ArrayList<>(groups.values())));
+                new TargetPortGroups(new ArrayList<>(groups.values())), registry);
         return new IscsiTargetDefinition(target.iqn(), target.alias(), core, target.acl(), chap(target.chap()), portals);
     }
 

@@ -30,6 +30,10 @@ public final class Opcodes {
     public static final int MODE_SENSE_10 = 0x5A;
     public static final int PERSISTENT_RESERVE_IN = 0x5E;
     public static final int PERSISTENT_RESERVE_OUT = 0x5F;
+    /** SPC-4 6.4 (THIRD-PARTY COPY OUT in SPC-4 r37+); service action 00h = EXTENDED COPY(LID1). */
+    public static final int EXTENDED_COPY = 0x83;
+    /** SPC-4 6.18 (THIRD-PARTY COPY IN). */
+    public static final int RECEIVE_COPY_RESULTS = 0x84;
     public static final int READ_16 = 0x88;
     public static final int COMPARE_AND_WRITE = 0x89;
     public static final int WRITE_16 = 0x8A;

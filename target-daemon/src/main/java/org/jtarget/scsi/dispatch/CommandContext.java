@@ -62,6 +62,7 @@ public final class CommandContext implements Runnable {
     private boolean fieldInCdb;
     private int specialStatus;
 
+    private Runnable detachedStart;
     private int state;
     private int generation;
     private int taskSlot = -1;
@@ -103,6 +104,7 @@ public final class CommandContext implements Runnable {
         bitPointer = SenseBuilder.NONE;
         fieldInCdb = true;
         specialStatus = 0;
+        detachedStart = null;
         state = STATE_NEW;
     }
 
@@ -110,7 +112,9 @@ public final class CommandContext implements Runnable {
     @Override
     public void run() {
         dispatcher.executeHandler(this);
-        cmd.eventLoop().execute(completion);
+        if (!startDetached()) {
+            cmd.eventLoop().execute(completion);
+        }
     }
 
     private void complete() {
@@ -128,6 +132,29 @@ public final class CommandContext implements Runnable {
 
     /** This command's node in its LU's {@link LbaRangeLock}. */
     LbaRangeLock.Holder rangeHolder() { return rangeHolder; }
+
+    /**
+     * Called by a handler's execute phase that continues asynchronously (EXTENDED COPY: its I/O
+     * runs chunk by chunk on the LUs' I/O executors): the dispatcher does not end the command;
+     * once it no longer touches this context it runs {@code start}, which must eventually run
+     * {@link #completion()} on the command's event loop exactly once (after {@link #fail} if
+     * the work failed).
+     */
+    public void detach(Runnable start) { this.detachedStart = start; }
+
+    /**
+     * If the handler detached, runs its continuation and returns true; this context must not be
+     * touched afterwards (it may already be ended and recycled).
+     */
+    boolean startDetached() {
+        Runnable s = detachedStart;
+        if (s == null) {
+            return false;
+        }
+        detachedStart = null;
+        s.run();
+        return true;
+    }
 
     /** The Runnable that ends this command on its event loop. */
     public Runnable completion() { return completion; }

@@ -203,7 +203,9 @@ public final class CommandDispatcher {
             return;
         }
         executeHandler(ctx);
-        finish(ctx);
+        if (!ctx.startDetached()) {
+            finish(ctx);
+        }
     }
 
     /** Runs the handler's execute phase, mapping failures to sense; any thread. */

@@ -2,6 +2,8 @@ package org.jtarget.scsi.dispatch;
 
 import org.jtarget.scsi.alua.SpcReportTargetPortGroups;
 import org.jtarget.scsi.alua.SpcSetTargetPortGroups;
+import org.jtarget.scsi.copy.SpcExtendedCopy;
+import org.jtarget.scsi.copy.SpcReceiveCopyResults;
 import org.jtarget.scsi.pr.SpcPersistentReserveIn;
 import org.jtarget.scsi.pr.SpcPersistentReserveOut;
 import org.jtarget.scsi.pr.SpcReserveRelease;
@@ -104,6 +106,8 @@ public final class CommandTable {
                 "5A 18 FF FF 00 00 00 FFFF 00"));
         add(persistentReserveIn());
         add(persistentReserveOut());
+        add(extendedCopy());
+        add(receiveCopyResults());
         add(OpcodeEntry.of(READ_16, "READ(16)", 16, new SbcReadWrite(READ, 16), READ_IO, MEDIUM_READ, "88 18" + LBA16));
         add(OpcodeEntry.of(COMPARE_AND_WRITE, "COMPARE AND WRITE", 16, new SbcCompareAndWrite(), RMW_IO, CONFLICT,
                 "89 18 FFFFFFFFFFFFFFFF 000000 FF 00 00"));
@@ -134,6 +138,32 @@ public final class CommandTable {
         // SBC-4 5.14: no defects; ADDRESS DESCRIPTOR INDEX is accepted (any index of an empty list)
         add(OpcodeEntry.of(READ_DEFECT_DATA_12, "READ DEFECT DATA(12)", 12, new SbcReadDefectData(true), 0,
                 MEDIUM_READ, "B7 1F FFFFFFFF FFFFFFFF 00 00"));
+    }
+
+    /**
+     * EXTENDED COPY (SPC-4 6.4, 83h), service action LID1 only: conflicts like a WRITE on the copy
+     * manager LU (the copy targets' reservations are checked by the handler); its I/O runs on the
+     * I/O executors chunk by chunk, holding the copy targets' ranges itself.
+     */
+    private static OpcodeEntry extendedCopy() {
+        OpcodeEntry[] sa = new OpcodeEntry[32];
+        sa[0] = OpcodeEntry.ofServiceAction(EXTENDED_COPY, 0, "EXTENDED COPY(LID1)", 16, new SpcExtendedCopy(),
+                0, CONFLICT, "83 00 0000000000000000 FFFFFFFF 00 00");
+        return new OpcodeEntry(EXTENDED_COPY, -1, "EXTENDED COPY", 16, null, 0, null, null, sa);
+    }
+
+    /** RECEIVE COPY RESULTS (SPC-4 6.18, 84h): COPY STATUS and OPERATING PARAMETERS. */
+    private static OpcodeEntry receiveCopyResults() {
+        OpcodeEntry[] sa = new OpcodeEntry[32];
+        sa[SpcReceiveCopyResults.COPY_STATUS] = OpcodeEntry.ofServiceAction(RECEIVE_COPY_RESULTS,
+                SpcReceiveCopyResults.COPY_STATUS, "RECEIVE COPY RESULTS COPY STATUS", 16,
+                new SpcReceiveCopyResults(SpcReceiveCopyResults.COPY_STATUS), 0, ALLOWED,
+                "84 00 FF 00000000000000 FFFFFFFF 00 00");
+        sa[SpcReceiveCopyResults.OPERATING_PARAMETERS] = OpcodeEntry.ofServiceAction(RECEIVE_COPY_RESULTS,
+                SpcReceiveCopyResults.OPERATING_PARAMETERS, "RECEIVE COPY RESULTS OPERATING PARAMETERS", 16,
+                new SpcReceiveCopyResults(SpcReceiveCopyResults.OPERATING_PARAMETERS), 0, ALLOWED,
+                "84 03 00 00000000000000 FFFFFFFF 00 00");
+        return new OpcodeEntry(RECEIVE_COPY_RESULTS, -1, "RECEIVE COPY RESULTS", 16, null, 0, null, null, sa);
     }
 
     private static OpcodeEntry serviceActionIn16() {

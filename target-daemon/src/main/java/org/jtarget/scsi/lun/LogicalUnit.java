@@ -2,6 +2,7 @@ package org.jtarget.scsi.lun;
 
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
+import org.jtarget.scsi.copy.CopyResults;
 import org.jtarget.scsi.pr.PrStateFile;
 import org.jtarget.scsi.pr.Reservations;
 import org.jtarget.scsi.spc.ModeParameters;
@@ -26,6 +27,7 @@ public final class LogicalUnit {
     private final LbaRangeLock rangeLock = new LbaRangeLock();
     private final Reservations reservations;
     private final MediumState medium = new MediumState();
+    private final CopyResults copyResults = new CopyResults();
 
     /**
      * @param definition LUN, store and flags
@@ -66,6 +68,8 @@ public final class LogicalUnit {
     public Reservations reservations() { return reservations; }
     /** Medium present/started, removal prevention, sanitize state (SBC-4 4.11, 4.15, 4.20). */
     public MediumState medium() { return medium; }
+    /** Status of recent EXTENDED COPY commands per I_T nexus (RECEIVE COPY RESULTS, SPC-4 6.18). */
+    public CopyResults copyResults() { return copyResults; }
     /** Orders COMPARE AND WRITE / ORWRITE against other commands on overlapping LBAs. */
     public LbaRangeLock rangeLock() { return rangeLock; }
 }

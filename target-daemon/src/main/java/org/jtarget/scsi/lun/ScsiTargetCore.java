@@ -29,6 +29,7 @@ public final class ScsiTargetCore implements TargetCore {
     private final CommandDispatcher dispatcher;
     private final TaskManagement taskManagement;
     private final TargetPortGroups portGroups;
+    private final LogicalUnitRegistry registry;
 
     /**
      * @param targetName the target's SCSI name (e.g. the IQN), reported in VPD 83h
@@ -45,18 +46,33 @@ public final class ScsiTargetCore implements TargetCore {
      */
     public ScsiTargetCore(String targetName, List<LogicalUnitDefinition> luns, LunIoExecutors executors,
                           Path stateDir) {
-        this(targetName, luns, executors, stateDir, new TargetPortGroups());
+        this(targetName, luns, executors, stateDir, new TargetPortGroups(), new LogicalUnitRegistry());
+    }
+
+    /** With these target port groups (ALUA) and a registry of its own. */
+    public ScsiTargetCore(String targetName, List<LogicalUnitDefinition> luns, LunIoExecutors executors,
+                          Path stateDir, TargetPortGroups portGroups) {
+        this(targetName, luns, executors, stateDir, portGroups, new LogicalUnitRegistry());
+    }
+
+    /** Joining a shared registry of logical units, with the default target port groups. */
+    public ScsiTargetCore(String targetName, List<LogicalUnitDefinition> luns, LunIoExecutors executors,
+                          Path stateDir, LogicalUnitRegistry registry) {
+        this(targetName, luns, executors, stateDir, new TargetPortGroups(), registry);
     }
 
     /**
      * @param portGroups the target port groups and their asymmetric access states (SPC-4 5.15),
      *                   shared by every LU of this target; groups it does not list are added,
      *                   active/optimized, when a nexus logs in through them
+     * @param registry   the daemon-wide registry of logical units: this target's LUs are added to it
+     *                   and EXTENDED COPY finds its copy targets there (any LU of any target)
      */
     public ScsiTargetCore(String targetName, List<LogicalUnitDefinition> luns, LunIoExecutors executors,
-                          Path stateDir, TargetPortGroups portGroups) {
+                          Path stateDir, TargetPortGroups portGroups, LogicalUnitRegistry registry) {
         this.targetName = targetName;
         this.portGroups = portGroups;
+        this.registry = registry;
         int max = -1;
         for (LogicalUnitDefinition d : luns) {
             max = Math.max(max, d.lun());
@@ -69,6 +85,7 @@ public final class ScsiTargetCore implements TargetCore {
             PrStateFile prState = stateDir == null ? null
                     : new PrStateFile(stateDir.resolve("pr").resolve(targetName).resolve("lun" + d.lun() + ".pr"));
             byLun[d.lun()] = new LogicalUnit(d, executors.forLun(targetName + "/lun" + d.lun()), prState);
+            registry.register(byLun[d.lun()]);
         }
         this.lunNumbers = luns.stream().mapToInt(LogicalUnitDefinition::lun).sorted().toArray();
         this.dispatcher = new CommandDispatcher(this, new CommandTable());
@@ -127,6 +144,11 @@ public final class ScsiTargetCore implements TargetCore {
         }
     }
 
+    /** The daemon-wide logical unit registry (copy targets of EXTENDED COPY). */
+    public LogicalUnitRegistry registry() {
+        return registry;
+    }
+
     /** The logical unit at {@code lun}, or null. */
     public LogicalUnit logicalUnit(int lun) {
         return lun >= 0 && lun < byLun.length ? byLun[lun] : null;
@@ -172,6 +194,7 @@ public final class ScsiTargetCore implements TargetCore {
             byLun[lun].unitAttentions().nexusRemoved(nexus);
             byLun[lun].reservations().nexusRemoved(nexus); // releases its SPC-2 reservation
             byLun[lun].medium().nexusLost(nexus); // SBC-4 5.15: its medium removal prevention ends
+            byLun[lun].copyResults().nexusLost(nexus); // SPC-4 6.18.3: held copy status is discarded
         }
     }
 

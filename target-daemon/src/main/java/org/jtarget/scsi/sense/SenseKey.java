@@ -10,6 +10,8 @@ public final class SenseKey {
     public static final int ILLEGAL_REQUEST = 0x5;
     public static final int UNIT_ATTENTION = 0x6;
     public static final int DATA_PROTECT = 0x7;
+    /** SPC-4 4.5.6: an EXTENDED COPY failed while processing its segments (SPC-4 5.16.7.4). */
+    public static final int COPY_ABORTED = 0xA;
     public static final int ABORTED_COMMAND = 0xB;
     public static final int MISCOMPARE = 0xE;
 

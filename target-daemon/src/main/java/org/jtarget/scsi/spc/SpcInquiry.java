@@ -60,14 +60,17 @@ public final class SpcInquiry implements CommandHandler {
         ctx.respond(b, alloc);
     }
 
+    /** Standard INQUIRY byte 5 bit 3: the LU is a copy manager (EXTENDED COPY). */
+    private static final int THIRD_PARTY_COPY = 0x08;
+
     static void writeStandard(ByteBuf b, LogicalUnit lu) {
         b.writeByte(lu == null ? NO_LUN_PERIPHERAL : VpdPages.DIRECT_ACCESS_BLOCK_DEVICE);
         b.writeByte(lu != null && lu.removable() ? 0x80 : 0); // RMB
         b.writeByte(VERSION_SPC4);
         b.writeByte(0x12); // HISUP=1 (hierarchical LUNs), RESPONSE DATA FORMAT=2
         b.writeByte(STANDARD_LENGTH - 5); // ADDITIONAL LENGTH
-        // SCCS, ACC 0 | TPGS 11b: implicit and explicit ALUA (SPC-4 6.4.2, 5.15) | 3PC, PROTECT 0
-        b.writeByte(lu == null ? 0 : TPGS_IMPLICIT_AND_EXPLICIT);
+        // SCCS, ACC 0 | TPGS 11b: implicit and explicit ALUA (SPC-4 6.4.2, 5.15) | 3PC = 1: EXTENDED COPY, PROTECT 0
+        b.writeByte(lu == null ? 0 : TPGS_IMPLICIT_AND_EXPLICIT | THIRD_PARTY_COPY);
         b.writeByte(0); // ENCSERV, MULTIP...
         b.writeByte(0x02); // CMDQUE: full task queuing (SAM-5 8.x)
         b.writeBytes(LuIdentity.VENDOR.getBytes(StandardCharsets.US_ASCII));

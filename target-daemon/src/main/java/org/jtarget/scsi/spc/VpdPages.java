@@ -1,6 +1,7 @@
 package org.jtarget.scsi.spc;
 
 import io.netty.buffer.ByteBuf;
+import org.jtarget.scsi.copy.ThirdPartyCopyVpd;
 import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.LuIdentity;
@@ -20,11 +21,12 @@ final class VpdPages {
     static final int SUPPORTED_PAGES = 0x00;
     static final int UNIT_SERIAL_NUMBER = 0x80;
     static final int DEVICE_IDENTIFICATION = 0x83;
+    static final int THIRD_PARTY_COPY = ThirdPartyCopyVpd.PAGE_CODE;
     static final int BLOCK_LIMITS = 0xB0;
     static final int BLOCK_DEVICE_CHARACTERISTICS = 0xB1;
     static final int LOGICAL_BLOCK_PROVISIONING = 0xB2;
     private static final int[] PAGES = {SUPPORTED_PAGES, UNIT_SERIAL_NUMBER, DEVICE_IDENTIFICATION,
-            BLOCK_LIMITS, BLOCK_DEVICE_CHARACTERISTICS, LOGICAL_BLOCK_PROVISIONING};
+            THIRD_PARTY_COPY, BLOCK_LIMITS, BLOCK_DEVICE_CHARACTERISTICS, LOGICAL_BLOCK_PROVISIONING};
     static final int PAGE_LENGTH_OFFSET = 2;
     /** Block Limits byte 32 bit 7: UNMAP GRANULARITY ALIGNMENT is valid. */
     private static final int UGAVALID = 0x8000_0000;
@@ -88,6 +90,7 @@ final class VpdPages {
             }
             case UNIT_SERIAL_NUMBER -> b.writeBytes(lu.identity().serial().getBytes(StandardCharsets.US_ASCII));
             case DEVICE_IDENTIFICATION -> writeDesignators(b, lu, ctx.target().targetName(), ctx.cmd().nexus());
+            case THIRD_PARTY_COPY -> ThirdPartyCopyVpd.write(b); // SPC-4 7.8.17 (3PC = 1)
             case BLOCK_LIMITS -> writeBlockLimits(b, lu);
             case BLOCK_DEVICE_CHARACTERISTICS -> writeCharacteristics(b, lu);
             default -> writeProvisioning(b, lu);

@@ -54,19 +54,30 @@ public final class CoreHarness implements FabricOps {
 
     /** With persistent reservation state kept under {@code stateDir} (null: none). */
     public CoreHarness(List<LogicalUnitDefinition> luns, java.nio.file.Path stateDir) {
-        this(luns, stateDir, new org.jtarget.scsi.alua.TargetPortGroups());
+        this("iqn.t", luns, stateDir, new org.jtarget.scsi.alua.TargetPortGroups(), new LogicalUnitRegistry());
     }
 
     /** With these target port groups (ALUA). */
     public CoreHarness(List<LogicalUnitDefinition> luns, java.nio.file.Path stateDir,
                        org.jtarget.scsi.alua.TargetPortGroups portGroups) {
+        this("iqn.t", luns, stateDir, portGroups, new LogicalUnitRegistry());
+    }
+
+    /** Target {@code targetName} whose LUs join {@code registry} (several harnesses may share one). */
+    public CoreHarness(String targetName, List<LogicalUnitDefinition> luns, java.nio.file.Path stateDir,
+                       LogicalUnitRegistry registry) {
+        this(targetName, luns, stateDir, new org.jtarget.scsi.alua.TargetPortGroups(), registry);
+    }
+
+    private CoreHarness(String targetName, List<LogicalUnitDefinition> luns, java.nio.file.Path stateDir,
+                        org.jtarget.scsi.alua.TargetPortGroups portGroups, LogicalUnitRegistry registry) {
         Executor manual = r -> {
             if (rejectIo) {
                 throw new RejectedExecutionException("full");
             }
             io.add(r);
         };
-        core = new ScsiTargetCore("iqn.t", luns, new LunIoExecutors(name -> manual), stateDir, portGroups);
+        core = new ScsiTargetCore(targetName, luns, new LunIoExecutors(name -> manual), stateDir, portGroups, registry);
     }
 
     /** One LU 0 on {@code store}. */

@@ -25,8 +25,14 @@ public final class TestStore implements Backstore {
 
     /** A store that reports {@code maxTransferBlocks} as its largest transfer (0 = no limit). */
     public TestStore(int blockSize, long blocks, boolean nonBlocking, boolean thin, int maxTransferBlocks) {
+        this(blockSize, blocks, nonBlocking, thin, maxTransferBlocks, "test-store");
+    }
+
+    /** With its own identity seed, so its LU has its own NAA designator. */
+    public TestStore(int blockSize, long blocks, boolean nonBlocking, boolean thin, int maxTransferBlocks,
+                     String identitySeed) {
         this.data = new byte[(int) (blockSize * blocks)];
-        this.info = new BackstoreInfo(blockSize, blocks, true, thin, false, maxTransferBlocks, 0, "test-store");
+        this.info = new BackstoreInfo(blockSize, blocks, true, thin, false, maxTransferBlocks, 0, identitySeed);
         this.nonBlocking = nonBlocking;
     }
 

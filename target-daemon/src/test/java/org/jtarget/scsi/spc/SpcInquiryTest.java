@@ -55,14 +55,43 @@ class SpcInquiryTest {
     @Test
     void supportedPagesLeaveOutLogicalBlockProvisioningOnAFullyProvisionedLu() {
         byte[] d = inquiry(1, 0, 255).dataIn();
-        assertThat(d).containsExactly(0, 0, 0, 5, 0x00, 0x80, 0x83, 0xB0 - 256, 0xB1 - 256);
+        assertThat(d).containsExactly(0, 0, 0, 6, 0x00, 0x80, 0x83, 0x8F - 256, 0xB0 - 256, 0xB1 - 256);
         assertThat(inquiry(1, 0xB2, 255).asc()).isEqualTo(0x24);
+    }
+
+    @Test
+    void standardInquirySets3pcForExtendedCopy() {
+        byte[] d = inquiry(0, 0, 96).dataIn();
+        assertThat(d[5] & 0x08).as("3PC").isEqualTo(0x08);
+    }
+
+    @Test
+    void thirdPartyCopyPageListsTheLid1Descriptors() {
+        byte[] d = inquiry(1, 0x8F, 1024).dataIn();
+        assertThat(d[1] & 0xFF).isEqualTo(0x8F);
+        assertThat(((d[2] & 0xFF) << 8 | (d[3] & 0xFF)) + 4).isEqualTo(d.length);
+        java.util.List<Integer> types = new java.util.ArrayList<>();
+        for (int at = 4; at < d.length; ) {
+            int type = (d[at] & 0xFF) << 8 | (d[at + 1] & 0xFF);
+            int len = (d[at + 2] & 0xFF) << 8 | (d[at + 3] & 0xFF);
+            assertThat(len % 4).as("descriptor %04x padded to 4", type).isZero();
+            if (type == 0x0004) {
+                assertThat((d[at + 8] & 0xFF) << 8 | (d[at + 9] & 0xFF))
+                        .isEqualTo(org.jtarget.scsi.copy.CopyLimits.MAX_CSCD_DESCRIPTORS);
+            }
+            if (type == 0x0001) {
+                assertThat(d[at + 5] & 0xFF).as("EXTENDED COPY").isEqualTo(0x83);
+            }
+            types.add(type);
+            at += 4 + len;
+        }
+        assertThat(types).containsExactly(0x0001, 0x0004, 0x0008, 0x000C, 0x8001, 0xC001);
     }
 
     @Test
     void supportedPagesListLogicalBlockProvisioningOnAThinLu() {
         byte[] d = thin.run(of(0x12, 1, 0, 0, 255, 0)).dataIn();
-        assertThat(d).containsExactly(0, 0, 0, 6, 0x00, 0x80, 0x83, 0xB0 - 256, 0xB1 - 256, 0xB2 - 256);
+        assertThat(d).containsExactly(0, 0, 0, 7, 0x00, 0x80, 0x83, 0x8F - 256, 0xB0 - 256, 0xB1 - 256, 0xB2 - 256);
     }
 
     @Test
