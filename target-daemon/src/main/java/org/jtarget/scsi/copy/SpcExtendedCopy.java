@@ -87,8 +87,9 @@ public final class SpcExtendedCopy implements CommandHandler {
     /** A destination that refuses writes: DATA PROTECT / WRITE PROTECTED, as a WRITE would get. */
     private static SenseReason writeProtected(CopyParameterList list) {
         for (CopyParameterList.Segment s : list.segments) {
-            if (list.lu(s.destinationIndex()).readOnly()) {
-                return SenseReason.WRITE_PROTECTED;
+            SenseReason protection = list.lu(s.destinationIndex()).writeProtection();
+            if (protection != null) {
+                return protection;
             }
         }
         return null;

@@ -142,8 +142,8 @@ public final class CommandDispatcher {
             }
         }
         SenseReason bad = entry.handler().parse(ctx);
-        if (bad == null && lu != null && entry.has(OpcodeEntry.WRITES_MEDIUM) && lu.readOnly()) {
-            bad = SenseReason.WRITE_PROTECTED;
+        if (bad == null && lu != null && entry.has(OpcodeEntry.WRITES_MEDIUM)) {
+            bad = lu.writeProtection();
         }
         return bad;
     }

@@ -5,6 +5,7 @@ import org.jtarget.backstore.spi.BackstoreInfo;
 import org.jtarget.scsi.copy.CopyResults;
 import org.jtarget.scsi.pr.PrStateFile;
 import org.jtarget.scsi.pr.Reservations;
+import org.jtarget.scsi.sense.SenseReason;
 import org.jtarget.scsi.spc.ModeParameters;
 import org.jtarget.scsi.tmf.TaskSet;
 import org.jtarget.scsi.ua.UnitAttentions;
@@ -58,6 +59,17 @@ public final class LogicalUnit {
     public long blockCount() { return info.blockCount(); }
     /** True if writes are refused (configured read-only or the store is read-only). */
     public boolean readOnly() { return definition.readOnly() || info.readOnly(); }
+
+    /**
+     * Why writes to the medium are refused now, or null: a read-only LU (WRITE PROTECTED) or the
+     * control page's software write protect (LOGICAL UNIT SOFTWARE WRITE PROTECTED, SPC-4 7.5.8).
+     */
+    public SenseReason writeProtection() {
+        if (readOnly()) {
+            return SenseReason.WRITE_PROTECTED;
+        }
+        return modes.softwareWriteProtect() ? SenseReason.LOGICAL_UNIT_SOFTWARE_WRITE_PROTECTED : null;
+    }
     public boolean removable() { return definition.removable(); }
     public LuIdentity identity() { return identity; }
     public Executor ioExecutor() { return ioExecutor; }

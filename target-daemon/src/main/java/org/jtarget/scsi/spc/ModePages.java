@@ -5,7 +5,7 @@ import org.jtarget.scsi.lun.LogicalUnit;
 /**
  * The mode pages a logical unit reports (SPC-4 7.5, SBC-4 6.5), in page-code order, each as
  * <pre>0 PS(7) SPF(6) PAGE CODE(5..0) | 1 PAGE LENGTH | 2.. parameters</pre>
- * Only caching WCE and control D_SENSE are changeable ({@link ModeParameters}).
+ * Only caching WCE and control D_SENSE and SWP are changeable ({@link ModeParameters}).
  */
 final class ModePages {
 
@@ -27,6 +27,9 @@ final class ModePages {
     /** SPC-4 7.5.8: control page byte 2 bit 2. */
     static final int CONTROL_FLAGS_OFFSET = 2;
     static final int D_SENSE = 0x04;
+    /** Control page byte 4: VS, RAC, UA_INTLCK_CTRL, SWP (bit 3). */
+    static final int CONTROL_SWP_OFFSET = 4;
+    static final int SWP = 0x08;
     /** Control page byte 3: QUEUE ALGORITHM MODIFIER 1h = unrestricted reordering allowed. */
     private static final int QAM_UNRESTRICTED = 0x10;
 
@@ -64,10 +67,12 @@ final class ModePages {
         byte[] p = blank(CONTROL, 12);
         if (pc == PC_CHANGEABLE) {
             p[CONTROL_FLAGS_OFFSET] = D_SENSE;
+            p[CONTROL_SWP_OFFSET] = SWP;
             return p;
         }
         boolean dSense = pc == PC_CURRENT && m.descriptorSense();
         p[CONTROL_FLAGS_OFFSET] = (byte) (dSense ? D_SENSE : 0); // TST=000b: one task set
+        p[CONTROL_SWP_OFFSET] = (byte) (pc == PC_CURRENT && m.softwareWriteProtect() ? SWP : 0);
         p[3] = QAM_UNRESTRICTED; // QERR=00b
         p[8] = (byte) 0xFF; // BUSY TIMEOUT PERIOD: unlimited
         p[9] = (byte) 0xFF;
@@ -88,6 +93,7 @@ final class ModePages {
             lu.modes().writeCacheEnabled((page[CACHING_FLAGS_OFFSET] & WCE) != 0);
         } else if (code == CONTROL) {
             lu.modes().descriptorSense((page[CONTROL_FLAGS_OFFSET] & D_SENSE) != 0);
+            lu.modes().softwareWriteProtect((page[CONTROL_SWP_OFFSET] & SWP) != 0);
         }
     }
 }

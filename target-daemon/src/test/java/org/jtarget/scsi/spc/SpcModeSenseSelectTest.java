@@ -84,6 +84,23 @@ class SpcModeSenseSelectTest {
     }
 
     @Test
+    void softwareWriteProtectRefusesWritesWithSoftwareWriteProtectedAndSetsWp() {
+        assertThat(sense6(0x08, 0x4A).dataIn()[4 + 4] & 0x08).as("SWP changeable").isEqualTo(0x08);
+        byte[] swp = controlPage(false);
+        swp[8] = 0x08; // SWP
+        assertThat(select6(swp).status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(sense6(0x08, 0x0A).dataIn()[2] & 0x80).as("WP in the device-specific parameter").isEqualTo(0x80);
+        Result w = h.run(org.jtarget.scsi.lun.Cdbs.rw10(0x2A, 0, 0, 1), 512, new byte[512]);
+        assertThat(w.senseKey()).isEqualTo(7);
+        assertThat(w.asc()).isEqualTo(0x27);
+        assertThat(w.ascq()).isEqualTo(0x02);
+        assertThat(h.run(org.jtarget.scsi.lun.Cdbs.rw10(0x28, 0, 0, 1), 512, null).status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(select6(controlPage(false)).status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(h.run(org.jtarget.scsi.lun.Cdbs.rw10(0x2A, 0, 0, 1), 512, new byte[512]).status())
+                .isEqualTo(ScsiStatus.GOOD);
+    }
+
+    @Test
     void modeSelectRoundTripAndDescriptorSense() {
         assertThat(select6(controlPage(true)).status()).isEqualTo(ScsiStatus.GOOD);
         assertThat(sense6(0x08, 0x0A).dataIn()[6] & 0x04).isEqualTo(4);
