@@ -2,12 +2,10 @@ package org.jtarget.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Login security with a real initiator (libiscsi's iscsi-inq): one-way and mutual CHAP succeed
@@ -22,16 +20,8 @@ class ChapIT {
     private static final String OPEN_IQN = "iqn.2026-11.org.jtarget:open";
     private static final String SECURE_IQN = "iqn.2026-11.org.jtarget:secure";
 
-    @TempDir
-    static Path dir;
-
-    private static DaemonProcess daemon;
-
-    @BeforeAll
-    static void start() throws Exception {
-        ClientTool.require("iscsi-inq", "libiscsi-bin");
-        int port = DaemonProcess.freePort();
-        String yaml = """
+    @RegisterExtension
+    static final DaemonExtension DAEMON = new DaemonExtension(port -> """
                 portals:
                   - name: default
                     listen: 127.0.0.1:%d
@@ -50,23 +40,19 @@ class ChapIT {
                       - { lun: 0, backstore: ram1 }
                     acl: ["*"]
                     chap: { user: alice, secret: alicesecret12, mutual-user: jtgt, mutual-secret: targetsecret34 }
-                """.formatted(port, OPEN_IQN, SECURE_IQN);
-        daemon = DaemonProcess.start(DaemonConfig.write(dir, yaml), port);
-    }
+                """.formatted(port, OPEN_IQN, SECURE_IQN));
 
-    @AfterAll
-    static void stop() {
-        if (daemon != null) {
-            daemon.stopCleanly();
-        }
+    @BeforeAll
+    static void clientsInstalled() {
+        ClientTool.require("iscsi-inq", "libiscsi-bin");
     }
 
     private static String url(String credentials, String iqn, String query) {
-        return "iscsi://" + credentials + "127.0.0.1:" + daemon.port() + "/" + iqn + "/0" + query;
+        return "iscsi://" + credentials + "127.0.0.1:" + DAEMON.daemon().port() + "/" + iqn + "/0" + query;
     }
 
     private static ClientTool.Result inq(String url) {
-        return ClientTool.run(TIMEOUT, () -> daemon.describe(), "iscsi-inq", url);
+        return ClientTool.run(TIMEOUT, () -> DAEMON.daemon().describe(), "iscsi-inq", url);
     }
 
     private static void assertInquiryWorks(String url) {
@@ -94,7 +80,7 @@ class ChapIT {
     @Test
     void wrongSecretIsAnAuthenticationFailure() {
         assertAuthenticationFailure(url("alice%wrongsecret99@", SECURE_IQN, ""));
-        assertThat(daemon.log()).contains("login refused with status 0x201: CHAP exchange failed");
+        assertThat(DAEMON.daemon().log()).contains("login refused with status 0x201: CHAP exchange failed");
     }
 
     @Test

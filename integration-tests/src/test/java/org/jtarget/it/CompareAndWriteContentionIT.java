@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,10 +15,8 @@ import java.util.concurrent.TimeUnit;
 import org.jtarget.initiator.raw.LoginResult;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * COMPARE AND WRITE (SBC-4 5.3) as an atomic test-and-set between two initiators: each
@@ -38,15 +35,8 @@ class CompareAndWriteContentionIT {
     private static final int ROUNDS = 200;
     private static final int SENSE_MISCOMPARE = 0x0E;
 
-    @TempDir
-    static Path dir;
-
-    private static DaemonProcess daemon;
-
-    @BeforeAll
-    static void start() throws Exception {
-        int port = DaemonProcess.freePort();
-        String yaml = """
+    @RegisterExtension
+    static final DaemonExtension DAEMON = new DaemonExtension(port -> """
                 portals:
                   - name: default
                     listen: 127.0.0.1:%d
@@ -58,16 +48,7 @@ class CompareAndWriteContentionIT {
                     luns:
                       - { lun: 0, backstore: ram0 }
                     acl: ["*"]
-                """.formatted(port, IQN);
-        daemon = DaemonProcess.start(DaemonConfig.write(dir, yaml), port);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (daemon != null) {
-            daemon.stopCleanly();
-        }
-    }
+                """.formatted(port, IQN));
 
     /** What one initiator saw: the counter values its successful CAWs wrote, and its miscompares. */
     record Outcome(List<Long> written, int miscompares) {
@@ -155,9 +136,9 @@ class CompareAndWriteContentionIT {
     }
 
     private static RawIscsiClient session(String initiator) throws IOException {
-        RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, daemon.port(), TIMEOUT);
+        RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, DAEMON.daemon().port(), TIMEOUT);
         LoginResult login = c.login(initiator, IQN);
-        assertThat(login.succeeded()).as(login + "\n" + daemon.describe()).isTrue();
+        assertThat(login.succeeded()).as(login + "\n" + DAEMON.daemon().describe()).isTrue();
         assertThat(c.testUnitReadyClearingUnitAttention(0).good()).as("TEST UNIT READY").isTrue();
         return c;
     }

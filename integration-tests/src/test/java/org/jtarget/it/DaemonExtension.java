@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * JUnit 5 extension giving a test class one running daemon with {@link DaemonConfig#standard(int)}
- * on a free loopback port, in a fresh temporary folder:
+ * (or a config of its own) on a free loopback port, in a fresh temporary folder:
  *
  * <pre>{@code
  * @RegisterExtension
@@ -28,15 +29,34 @@ import org.junit.jupiter.api.extension.TestWatcher;
  */
 public final class DaemonExtension implements BeforeAllCallback, AfterAllCallback, TestWatcher {
 
+    private final IntFunction<String> yamlForPort;
     private Path dir;
     private DaemonConfig config;
     private DaemonProcess daemon;
 
+    /** The daemon on {@link DaemonConfig#standard(int)}. */
+    public DaemonExtension() {
+        this.yamlForPort = null;
+    }
+
+    /**
+     * The daemon on a config of the test's own: {@code yamlForPort} gets the free port and returns
+     * the YAML (relative paths in it land in the extension's temporary folder).
+     */
+    public DaemonExtension(IntFunction<String> yamlForPort) {
+        this.yamlForPort = yamlForPort;
+    }
+
     @Override
     public void beforeAll(ExtensionContext context) throws IOException {
         dir = Files.createTempDirectory("jtarget-it-" + context.getRequiredTestClass().getSimpleName() + "-");
-        config = DaemonConfig.standard(DaemonProcess.freePort());
-        daemon = DaemonProcess.start(config.writeTo(dir), config.port());
+        int port = DaemonProcess.freePort();
+        if (yamlForPort == null) {
+            config = DaemonConfig.standard(port);
+            daemon = DaemonProcess.start(config.writeTo(dir), port);
+        } else {
+            daemon = DaemonProcess.start(DaemonConfig.write(dir, yamlForPort.apply(port)), port);
+        }
     }
 
     @Override
@@ -69,7 +89,7 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
         return daemon;
     }
 
-    /** The config it runs. */
+    /** The standard config it runs, or null when the test gave its own YAML. */
     public DaemonConfig config() {
         return config;
     }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -12,10 +11,8 @@ import java.util.Random;
 import org.jtarget.initiator.raw.LoginResult;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * EXTENDED COPY (LID1, SPC-4 6.4) between two LUs of the real daemon: 8 MiB of random data on
@@ -39,15 +36,8 @@ class ExtendedCopyIT {
     private static final int HEADER_LENGTH = 16;
     private static final int NAA_LENGTH = 16;
 
-    @TempDir
-    static Path dir;
-
-    private static DaemonProcess daemon;
-
-    @BeforeAll
-    static void start() throws Exception {
-        int port = DaemonProcess.freePort();
-        String yaml = """
+    @RegisterExtension
+    static final DaemonExtension DAEMON = new DaemonExtension(port -> """
                 portals:
                   - name: default
                     listen: 127.0.0.1:%d
@@ -61,22 +51,13 @@ class ExtendedCopyIT {
                       - { lun: 0, backstore: ram0 }
                       - { lun: 1, backstore: file0 }
                     acl: ["*"]
-                """.formatted(port, IQN);
-        daemon = DaemonProcess.start(DaemonConfig.write(dir, yaml), port);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (daemon != null) {
-            daemon.stopCleanly();
-        }
-    }
+                """.formatted(port, IQN));
 
     @Test
     void extendedCopyCopies8MiBFromTheMemoryLunToTheFileLun() throws Exception {
-        try (RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, daemon.port(), TIMEOUT)) {
+        try (RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, DAEMON.daemon().port(), TIMEOUT)) {
             LoginResult login = c.login("iqn.2026-11.org.jtarget:xcopy-it", IQN);
-            assertThat(login.succeeded()).as(login + "\n" + daemon.describe()).isTrue();
+            assertThat(login.succeeded()).as(login + "\n" + DAEMON.daemon().describe()).isTrue();
             assertThat(c.testUnitReadyClearingUnitAttention(SOURCE_LUN).good()).isTrue();
             assertThat(c.testUnitReadyClearingUnitAttention(DESTINATION_LUN).good()).isTrue();
 
@@ -93,7 +74,7 @@ class ExtendedCopyIT {
 
             byte[] list = parameterList(naa(c, SOURCE_LUN), naa(c, DESTINATION_LUN));
             ScsiResult x = c.execute(SOURCE_LUN, extendedCopyCdb(list.length), list);
-            assertThat(x.good()).as("EXTENDED COPY: " + x + "\n" + daemon.describe()).isTrue();
+            assertThat(x.good()).as("EXTENDED COPY: " + x + "\n" + DAEMON.daemon().describe()).isTrue();
 
             assertThat(sha256(c, SOURCE_LUN)).as("SHA-256 of the source range").isEqualTo(expected);
             assertThat(sha256(c, DESTINATION_LUN)).as("SHA-256 of the destination range after the copy")

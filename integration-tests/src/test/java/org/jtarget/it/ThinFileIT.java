@@ -4,17 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
 import org.jtarget.initiator.raw.LoginResult;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A thin file LUN (`thin: true`): UNMAP really frees space in the backing file (`du` shrinks) and
@@ -28,15 +25,8 @@ class ThinFileIT {
     private static final int CHUNK_BLOCKS = 256; // 128 KiB per WRITE(10)
     private static final int WRITTEN_BLOCKS = 16384; // 8 MiB
 
-    @TempDir
-    static Path dir;
-
-    private static DaemonProcess daemon;
-
-    @BeforeAll
-    static void start() throws Exception {
-        int port = DaemonProcess.freePort();
-        String yaml = """
+    @RegisterExtension
+    static final DaemonExtension DAEMON = new DaemonExtension(port -> """
                 portals:
                   - name: default
                     listen: 127.0.0.1:%d
@@ -48,21 +38,12 @@ class ThinFileIT {
                     luns:
                       - { lun: 0, backstore: thin0 }
                     acl: ["*"]
-                """.formatted(port, IQN);
-        daemon = DaemonProcess.start(DaemonConfig.write(dir, yaml), port);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (daemon != null) {
-            daemon.stopCleanly();
-        }
-    }
+                """.formatted(port, IQN));
 
     /** Allocated bytes of the backing file, as `du` counts them. */
     private static long du() {
-        ClientTool.Result r = ClientTool.run(TIMEOUT, () -> daemon.describe(), "du", "--block-size=1",
-                dir.resolve("thin.img").toString());
+        ClientTool.Result r = ClientTool.run(TIMEOUT, () -> DAEMON.daemon().describe(), "du", "--block-size=1",
+                DAEMON.daemon().dir().resolve("thin.img").toString());
         assertThat(r.exitCode()).as(r.describe()).isZero();
         return Long.parseLong(r.stdout().trim().split("\\s+")[0]);
     }
@@ -80,9 +61,9 @@ class ThinFileIT {
 
     @Test
     void unmapFreesSpaceInTheFileAndTheBlocksReadAsZeros() throws IOException {
-        try (RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, daemon.port(), TIMEOUT)) {
+        try (RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, DAEMON.daemon().port(), TIMEOUT)) {
             LoginResult login = c.login("iqn.2026-11.org.jtarget:thin-it", IQN);
-            assertThat(login.succeeded()).as(login + "\n" + daemon.describe()).isTrue();
+            assertThat(login.succeeded()).as(login + "\n" + DAEMON.daemon().describe()).isTrue();
             assertThat(c.testUnitReadyClearingUnitAttention(0).good()).isTrue();
             byte[] chunk = new byte[CHUNK_BLOCKS * BLOCK];
             new Random(7).nextBytes(chunk);
@@ -96,7 +77,7 @@ class ThinFileIT {
             assertThat(before).as("allocated after writing 8 MiB").isGreaterThanOrEqualTo(8L << 20);
 
             ScsiResult u = unmap(c, 2048, 8192); // 4 MiB in the middle
-            assertThat(u.good()).as("UNMAP: " + u + "\n" + daemon.describe()).isTrue();
+            assertThat(u.good()).as("UNMAP: " + u + "\n" + DAEMON.daemon().describe()).isTrue();
 
             long after = du();
             assertThat(before - after).as("du shrinks by the unmapped 4 MiB (before %d, after %d)", before, after)
