@@ -4,10 +4,16 @@ import org.jtarget.scsi.lun.CoreHarness;
 import org.jtarget.scsi.lun.CoreHarness.Result;
 import org.jtarget.scsi.lun.TestStore;
 import org.jtarget.scsi.spi.ScsiStatus;
+import org.jtarget.scsi.dispatch.CommandTable;
+import org.jtarget.scsi.dispatch.OpcodeEntry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.jtarget.scsi.lun.Cdbs.of;
@@ -54,6 +60,82 @@ class SpcReportSupportedOpcodesTest {
         assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0xA3, 0x0C, 1, 12));
         assertThat(rows).anySatisfy(r -> assertThat(r).containsExactly(0xA3, 0x0D, 1, 12));
         assertThat(rows.stream().filter(r -> r[0] == 0xA3).map(r -> r[1])).containsExactly(0x0A, 0x0C, 0x0D);
+    }
+
+    /**
+     * The acceptance rule of the command set: the "all commands" report lists exactly the
+     * (opcode, service action) pairs the dispatcher executes. Every one of the 256 opcodes (and, for
+     * opcodes with service actions, all 32 service actions) is sent to a fresh LU; the dispatcher
+     * refuses an unsupported one with INVALID COMMAND OPERATION CODE, or INVALID FIELD IN CDB
+     * pointing at the SERVICE ACTION field (SPC-4 4.2.5.x). Whatever else it answers means it
+     * implements the command, and then the report must list it with the table's CDB length.
+     */
+    @ParameterizedTest(name = "thin={0}")
+    @ValueSource(booleans = {false, true})
+    void allCommandsReportListsExactlyWhatTheDispatcherExecutes(boolean thin) {
+        Map<Integer, Integer> reported = new TreeMap<>();
+        for (int[] r : all(harness(thin).run(of(0xA3, 0x0C, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0)).dataIn(), 8)) {
+            reported.put(r[0] << 8 | r[1], r[3]);
+        }
+        Map<Integer, Integer> executed = new TreeMap<>();
+        for (int opcode = 0; opcode < 256; opcode++) {
+            OpcodeEntry row = new CommandTable().row(opcode);
+            int serviceActions = row != null && row.serviceActions() != null ? 32 : 1;
+            for (int sa = 0; sa < serviceActions; sa++) {
+                if (dispatcherExecutes(thin, opcode, serviceActions > 1 ? sa : -1)) {
+                    executed.put(opcode << 8 | (serviceActions > 1 ? sa : 0),
+                            new CommandTable().lookup(cdbOf(opcode, sa)).cdbLength());
+                }
+            }
+        }
+        assertThat(executed).as("the probe finds READ(10) and, on a thin LU only, UNMAP")
+                .containsKey(0x28 << 8).hasSizeGreaterThan(50);
+        assertThat(executed.containsKey(0x42 << 8)).isEqualTo(thin);
+        assertThat(reported).isEqualTo(executed);
+    }
+
+    private static CoreHarness harness(boolean thin) {
+        return CoreHarness.of(new TestStore(512, 64, true, thin), false);
+    }
+
+    private static byte[] cdbOf(int opcode, int serviceAction) {
+        byte[] cdb = new byte[16];
+        cdb[0] = (byte) opcode;
+        cdb[1] = (byte) Math.max(serviceAction, 0);
+        return cdb;
+    }
+
+    /** False if the dispatcher refuses this opcode/service action as unsupported. */
+    private static boolean dispatcherExecutes(boolean thin, int opcode, int serviceAction) {
+        CoreHarness fresh = harness(thin);
+        Result r = fresh.run(cdbOf(opcode, serviceAction));
+        if (r != null && r.status() == ScsiStatus.CHECK_CONDITION && r.senseKey() == 6) {
+            r = fresh.run(cdbOf(opcode, serviceAction)); // the power-on UNIT ATTENTION came first
+        }
+        if (r == null || r.status() != ScsiStatus.CHECK_CONDITION || r.senseKey() != 5) {
+            return true;
+        }
+        boolean invalidOpcode = r.asc() == 0x20 && r.ascq() == 0;
+        boolean invalidServiceAction = serviceAction >= 0 && r.asc() == 0x24 && fieldPointer(r.sense()) == 1;
+        return !invalidOpcode && !invalidServiceAction;
+    }
+
+    /** The SENSE KEY SPECIFIC field pointer (SPC-4 4.5.2.4.2), fixed or descriptor format; -1 if none. */
+    private static int fieldPointer(byte[] sense) {
+        int sks = -1;
+        if ((sense[0] & 0x7F) == 0x72) {
+            for (int p = 8; p + 1 < sense.length; p += 2 + (sense[p + 1] & 0xFF)) {
+                if (sense[p] == 0x02) {
+                    sks = p + 4;
+                }
+            }
+        } else if (sense.length >= 18) {
+            sks = 15;
+        }
+        if (sks < 0 || (sense[sks] & 0x80) == 0) {
+            return -1;
+        }
+        return (sense[sks + 1] & 0xFF) << 8 | (sense[sks + 2] & 0xFF);
     }
 
     @Test
