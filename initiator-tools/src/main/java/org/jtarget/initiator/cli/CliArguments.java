@@ -27,7 +27,10 @@ public record CliArguments(Command command, IscsiUrl url, int vpdPage, long lba,
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
     public static final String USAGE = "usage: jtarget-initiator discover|inquiry|readcap|read|write|verify URL"
             + " [--vpd PAGE] [--lba N --blocks N] [--out FILE] [--in FILE | --pattern BYTE|random:SEED] [--fua]"
-            + " [--initiator-name IQN] [--digests] [--timeout SECONDS]";
+            + " [--initiator-name IQN] [--digests] [--timeout SECONDS]\n"
+            + "       jtarget-initiator crashcheck write --url URL --journal FILE [--seconds N] [--mode fua|sync]"
+            + " [--lba N] [--blocks N]\n"
+            + "       jtarget-initiator crashcheck verify --url URL --journal FILE";
 
     /** Parses {@code args}; any problem is a {@link CliFailure#USAGE} failure. */
     public static CliArguments parse(String[] args) throws CliFailure {

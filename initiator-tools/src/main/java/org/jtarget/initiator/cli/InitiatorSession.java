@@ -1,6 +1,7 @@
 package org.jtarget.initiator.cli;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.jtarget.initiator.raw.ChapCredentials;
@@ -25,13 +26,22 @@ public final class InitiatorSession implements AutoCloseable {
 
     /** Opens a Normal session on the URL's target, or a Discovery session for {@code discover}. */
     public static InitiatorSession open(CliArguments args) throws IOException, CliFailure {
-        IscsiUrl url = args.url();
-        RawIscsiClient client = RawIscsiClient.connect(url.host(), url.port(), args.timeout());
+        return open(args.url(), args.initiatorName(), args.digests(), args.timeout());
+    }
+
+    /**
+     * Opens a Normal session on {@code url}'s target (a Discovery session when the URL names no
+     * target) as {@code initiatorName}, with CRC32C digests when {@code digests}; every read waits at
+     * most {@code timeout}.
+     */
+    public static InitiatorSession open(IscsiUrl url, String initiatorName, boolean digests, Duration timeout)
+            throws IOException, CliFailure {
+        RawIscsiClient client = RawIscsiClient.connect(url.host(), url.port(), timeout);
         try {
             ChapCredentials chap = url.hasCredentials() ? new ChapCredentials(url.user(), url.secret()) : null;
             LoginResult login = url.target() == null
-                    ? client.discoveryLogin(args.initiatorName(), chap)
-                    : client.login(args.initiatorName(), url.target(), operationalKeys(args), chap);
+                    ? client.discoveryLogin(initiatorName, chap)
+                    : client.login(initiatorName, url.target(), operationalKeys(digests), chap);
             if (!login.succeeded()) {
                 throw new CliFailure(CliFailure.LOGIN_FAILED, "login failed: "
                         + LoginStatusText.describe(login.statusClass(), login.statusDetail()));
@@ -46,8 +56,8 @@ public final class InitiatorSession implements AutoCloseable {
         }
     }
 
-    private static Map<String, String> operationalKeys(CliArguments args) {
-        return args.digests() ? RawIscsiClient.digestOperationalKeys(true, true)
+    private static Map<String, String> operationalKeys(boolean digests) {
+        return digests ? RawIscsiClient.digestOperationalKeys(true, true)
                 : RawIscsiClient.defaultOperationalKeys();
     }
 
@@ -82,6 +92,16 @@ public final class InitiatorSession implements AutoCloseable {
         }
         throw new CliFailure(CliFailure.IO_ERROR, String.format("%s failed: SCSI status 0x%02x, iSCSI response 0x%02x",
                 what, r.status(), r.response()));
+    }
+
+    /** READ CAPACITY (16), or (10) when the target rejects (16). */
+    public Capacity capacity() throws IOException, CliFailure {
+        return Commands.capacity(this);
+    }
+
+    /** Closes the connection without a Logout (after the connection failed: nothing would answer). */
+    public void abort() throws IOException {
+        client.close();
     }
 
     /** Logs out (best effort) and closes the connection. */

@@ -2,11 +2,17 @@ package org.jtarget.initiator.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import org.jtarget.initiator.crashcheck.Crashcheck;
 
 /**
  * {@code jtarget-initiator COMMAND URL [OPTIONS]}: a small iSCSI initiator for checking a target
- * by hand or from scripts. Exit codes: 0 ok, 1 verify miscompare, 2 usage (bad URL or option),
- * 3 login failed, 4 SCSI CHECK CONDITION, 5 connection, I/O or protocol error.
+ * by hand or from scripts. Exit codes: 0 ok, 1 verify miscompare (data mismatch, also
+ * {@code crashcheck verify} finding lost blocks), 2 usage (bad URL or option), 3 login failed,
+ * 4 SCSI CHECK CONDITION, 5 connection, I/O or protocol error (also a connection lost during
+ * {@code crashcheck write}).
+ *
+ * <p>{@code crashcheck write|verify} ({@link Crashcheck}) has its own {@code --url} form of
+ * command line and shares the exit codes.
  */
 public final class JtargetInitiator {
 
@@ -24,9 +30,13 @@ public final class JtargetInitiator {
             return 0;
         }
         try {
-            CliArguments a = CliArguments.parse(args);
-            try (InitiatorSession s = InitiatorSession.open(a)) {
-                dispatch(s, a, out);
+            if (Crashcheck.handles(args)) {
+                Crashcheck.run(args, out);
+            } else {
+                CliArguments a = CliArguments.parse(args);
+                try (InitiatorSession s = InitiatorSession.open(a)) {
+                    dispatch(s, a, out);
+                }
             }
             out.flush();
             return 0;

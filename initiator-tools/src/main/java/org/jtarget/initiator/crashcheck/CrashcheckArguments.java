@@ -1,0 +1,136 @@
+package org.jtarget.initiator.crashcheck;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import org.jtarget.initiator.cli.CliArguments;
+import org.jtarget.initiator.cli.CliFailure;
+import org.jtarget.initiator.cli.IscsiUrl;
+
+/**
+ * A parsed {@code crashcheck write|verify --url URL --journal FILE [OPTIONS]} command line; options
+ * as {@code --name value} or {@code --name=value}, in any order.
+ *
+ * @param seconds how long {@code write} runs, or -1 for "until killed or the connection drops"
+ * @param lba     first LBA of the write region, or -1 for 0
+ * @param blocks  length of the write region, or -1 for "to the end of the LUN"
+ */
+public record CrashcheckArguments(Action action, IscsiUrl url, Path journal, long seconds, WriteMode mode, long lba,
+                                  long blocks, String initiatorName, boolean digests, Duration timeout) {
+
+    /** The command word that selects crashcheck. */
+    public static final String WORD = "crashcheck";
+    private static final Set<String> COMMON = Set.of("--url", "--journal", "--initiator-name", "--digests",
+            "--timeout");
+    private static final Set<String> WRITE_ONLY = Set.of("--seconds", "--mode", "--lba", "--blocks");
+
+    /** {@code write} or {@code verify}. */
+    public enum Action {
+        WRITE, VERIFY
+    }
+
+    /** Parses {@code args}, which start with {@code crashcheck}; any problem is a usage failure. */
+    public static CrashcheckArguments parse(String[] args) throws CliFailure {
+        if (args.length < 2 || !args[0].equals(WORD)) {
+            throw CliFailure.usage("crashcheck needs write or verify");
+        }
+        Action action = switch (args[1]) {
+            case "write" -> Action.WRITE;
+            case "verify" -> Action.VERIFY;
+            default -> throw CliFailure.usage("unknown crashcheck action '" + args[1] + "' (write or verify)");
+        };
+        Builder b = new Builder(action);
+        for (int i = 2; i < args.length; i++) {
+            String arg = args[i];
+            int eq = arg.indexOf('=');
+            String name = eq < 0 ? arg : arg.substring(0, eq);
+            if (!COMMON.contains(name) && !(action == Action.WRITE && WRITE_ONLY.contains(name))) {
+                throw CliFailure.usage(arg.startsWith("--") ? "option " + name + " is not valid for crashcheck "
+                        + args[1] : "unexpected argument '" + arg + "'");
+            }
+            if (name.equals("--digests")) {
+                if (eq >= 0) {
+                    throw CliFailure.usage("option --digests takes no value");
+                }
+                b.option(name, "");
+            } else if (eq >= 0) {
+                b.option(name, arg.substring(eq + 1));
+            } else if (i + 1 < args.length) {
+                b.option(name, args[++i]);
+            } else {
+                throw CliFailure.usage("option " + name + " needs a value");
+            }
+        }
+        return b.build();
+    }
+
+    /** Collects values while parsing, then checks the combination. */
+    private static final class Builder {
+        private final Action action;
+        private final Set<String> seen = new HashSet<>();
+        private String url;
+        private Path journal;
+        private long seconds = -1;
+        private WriteMode mode = WriteMode.FUA;
+        private long lba = -1;
+        private long blocks = -1;
+        private String initiatorName;
+        private boolean digests;
+        private Duration timeout = CliArguments.DEFAULT_TIMEOUT;
+
+        Builder(Action action) {
+            this.action = action;
+        }
+
+        void option(String name, String value) throws CliFailure {
+            if (!seen.add(name)) {
+                throw CliFailure.usage("option " + name + " given twice");
+            }
+            switch (name) {
+                case "--url" -> url = value;
+                case "--journal" -> journal = Path.of(nonEmpty(name, value));
+                case "--seconds" -> seconds = number(name, value, 1, 31_536_000);
+                case "--mode" -> mode = WriteMode.of(value);
+                case "--lba" -> lba = number(name, value, 0, Long.MAX_VALUE);
+                case "--blocks" -> blocks = number(name, value, 1, Long.MAX_VALUE);
+                case "--initiator-name" -> initiatorName = nonEmpty(name, value);
+                case "--digests" -> digests = true;
+                case "--timeout" -> timeout = Duration.ofSeconds(number(name, value, 1, 86_400));
+                default -> throw CliFailure.usage("unknown option " + name);
+            }
+        }
+
+        CrashcheckArguments build() throws CliFailure {
+            String word = "crashcheck " + action.name().toLowerCase(java.util.Locale.ROOT);
+            if (url == null) {
+                throw CliFailure.usage(word + " needs --url ISCSI_URL");
+            }
+            if (journal == null) {
+                throw CliFailure.usage(word + " needs --journal FILE");
+            }
+            IscsiUrl parsed = IscsiUrl.parse(url, false);
+            String name = initiatorName != null ? initiatorName : CliArguments.defaultInitiatorName();
+            return new CrashcheckArguments(action, parsed, journal, seconds, mode, lba, blocks, name, digests, timeout);
+        }
+
+        private static long number(String name, String value, long min, long max) throws CliFailure {
+            try {
+                long v = Long.decode(value);
+                if (v >= min && v <= max) {
+                    return v;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw CliFailure.usage("bad " + name + " '" + value + "': expected a number " + min + ".." + max);
+        }
+
+        private static String nonEmpty(String name, String value) throws CliFailure {
+            if (value.isBlank()) {
+                throw CliFailure.usage(name + " must not be empty");
+            }
+            return value;
+        }
+    }
+}
