@@ -1,5 +1,6 @@
 package org.jtarget.backstore;
 
+import org.jtarget.backstore.block.BlockBackstores;
 import org.jtarget.backstore.file.FileBackstores;
 import org.jtarget.backstore.memory.MemoryBackstore;
 import org.jtarget.backstore.spi.Backstore;
@@ -22,6 +23,7 @@ public final class Backstores {
         return switch (config.type()) {
             case MEMORY -> openMemory(config);
             case FILE -> FileBackstores.open(config);
+            case BLOCK -> BlockBackstores.open(config);
         };
     }
 

@@ -8,32 +8,43 @@ import java.nio.file.Path;
  * <pre>
  * - { name: ram0,  type: memory, size: 1GiB }
  * - { name: file0, type: file, path: data/file0.img, size: 4GiB, create: true }
+ * - { name: disk0, type: block, path: /dev/loop3 }
  * </pre>
- * Keys: {@code name}, {@code type} (memory|file), {@code size} (bytes or K/M/G/T, KiB..TiB, binary),
- * {@code path} (file only, relative to the config file's folder), {@code create} (file only:
+ * Keys: {@code name}, {@code type} (memory|file|block), {@code size} (bytes or K/M/G/T, KiB..TiB, binary;
+ * block: optional, must match the device), {@code path} (file and block, relative to the config
+ * file's folder), {@code create} (file only:
  * create a sparse file of {@code size} if it is missing), {@code block-size} (512 or 4096),
  * {@code thin} (memory: allocate on first write and deallocate on unmap, default true),
- * {@code write-cache} (WCE: file default true, memory default false).
+ * {@code write-cache} (WCE: file and block default true, memory default false), {@code direct}
+ * (file and block: O_DIRECT, bypass the page cache; block default true, file default false).
  *
  * @param name        unique config name LUNs refer to
  * @param type        the store kind
- * @param path        absolute file path for file stores, null for memory
+ * @param path        absolute file or device path, null for memory
  * @param sizeBytes   capacity in bytes, a multiple of blockSize (for an existing file without
  *                    {@code size}: the file's size)
  * @param create      create a missing file (sparse)
- * @param blockSize   logical block size, 512 or 4096
+ * @param blockSize   logical block size, 512 or 4096; 0 for a block store without {@code block-size}
+ *                    (the device's), as sizeBytes is 0 for one without {@code size}
  * @param thin        thin provisioned (allocated on write, unmap deallocates)
  * @param writeCache  write cache enabled, or null for the store's default
+ * @param direct      O_DIRECT I/O, or null for the store's default
  */
 public record BackstoreConfig(String name, Type type, Path path, long sizeBytes, boolean create, int blockSize,
-                              boolean thin, Boolean writeCache) {
+                              boolean thin, Boolean writeCache, Boolean direct) {
+
+    /** A store with the default I/O mode ({@code direct} absent). */
+    public BackstoreConfig(String name, Type type, Path path, long sizeBytes, boolean create, int blockSize,
+                           boolean thin, Boolean writeCache) {
+        this(name, type, path, sizeBytes, create, blockSize, thin, writeCache, null);
+    }
 
     /** The default logical block size: what every initiator expects. */
     public static final int DEFAULT_BLOCK_SIZE = 512;
 
     /** Store kinds, named as in the config file. */
     public enum Type {
-        MEMORY("memory"), FILE("file");
+        MEMORY("memory"), FILE("file"), BLOCK("block");
 
         private final String configName;
 
@@ -57,8 +68,8 @@ public record BackstoreConfig(String name, Type type, Path path, long sizeBytes,
         }
     }
 
-    /** The number of logical blocks. */
+    /** The number of logical blocks (0 while the block size comes from a device). */
     public long blockCount() {
-        return sizeBytes / blockSize;
+        return blockSize == 0 ? 0 : sizeBytes / blockSize;
     }
 }

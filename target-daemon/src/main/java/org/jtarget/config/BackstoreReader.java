@@ -20,7 +20,12 @@ final class BackstoreReader {
     private static final Set<String> MEMORY_KEYS = ConfigNode.keys("name", "type", "size", "block-size",
             "thin", "write-cache");
     private static final Set<String> FILE_KEYS = ConfigNode.keys("name", "type", "path", "size", "create",
-            "block-size", "thin", "write-cache");
+            "block-size", "thin", "write-cache", "direct");
+    private static final Set<String> BLOCK_KEYS = ConfigNode.keys("name", "type", "path", "size",
+            "block-size", "thin", "write-cache", "direct");
+    /** S_IFMT and S_IFBLK of stat(2)'s st_mode: the file type bits and "block device". */
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFBLK = 0060000;
 
     private BackstoreReader() {
     }
@@ -48,10 +53,14 @@ final class BackstoreReader {
         String typeName = node.requireString("type");
         Type type = Type.of(typeName);
         if (type == null) {
-            throw node.error("type", "unknown type '" + typeName + "' (expected memory or file)");
+            throw node.error("type", "unknown type '" + typeName + "' (expected memory, file or block)");
         }
         if (type == Type.MEMORY) {
             node.requireOnlyKeys(MEMORY_KEYS);
+        }
+        if (type == Type.BLOCK) {
+            node.requireOnlyKeys(BLOCK_KEYS);
+            return readBlock(node, name, baseDir);
         }
         int blockSize = node.integer("block-size", BackstoreConfig.DEFAULT_BLOCK_SIZE, 512, 4096);
         if (blockSize != 512 && blockSize != 4096) {
@@ -66,7 +75,36 @@ final class BackstoreReader {
         Path path = baseDir.resolve(node.requireString("path")).normalize();
         boolean create = node.bool("create", false);
         long size = checkFile(node, path, create, size(node, blockSize, create), blockSize);
-        return new BackstoreConfig(name, type, path, size, create, blockSize, thin, writeCache);
+        return new BackstoreConfig(name, type, path, size, create, blockSize, thin, writeCache,
+                node.optionalBool("direct"));
+    }
+
+    /**
+     * A block device store: the path must name a block device now; its size and logical block
+     * size come from the device when it opens, so {@code size} and {@code block-size} are optional
+     * (0 here) and, when given, checked against the device then.
+     */
+    private static BackstoreConfig readBlock(ConfigNode node, String name, Path baseDir) throws ConfigException {
+        Path path = baseDir.resolve(node.requireString("path")).normalize();
+        if (!isBlockDevice(path)) {
+            throw node.error("path", Files.exists(path) ? path + " is not a block device" : "no such device " + path);
+        }
+        int blockSize = node.integer("block-size", 0, 512, 4096);
+        if (blockSize != 0 && blockSize != 512 && blockSize != 4096) {
+            throw node.error("block-size", "must be 512 or 4096, got " + blockSize);
+        }
+        long size = size(node, blockSize == 0 ? 512 : blockSize, false);
+        return new BackstoreConfig(name, Type.BLOCK, path, size, false, blockSize, node.bool("thin", false),
+                node.optionalBool("write-cache"), node.optionalBool("direct"));
+    }
+
+    private static boolean isBlockDevice(Path path) {
+        try {
+            int mode = (Integer) Files.getAttribute(path, "unix:mode");
+            return (mode & S_IFMT) == S_IFBLK;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** The {@code size} key in bytes (0 if absent and not required), a positive multiple of the block size. */

@@ -253,7 +253,7 @@ class ConfigLoaderTest {
     @Test
     void unknownBackstoreType() {
         assertError(PORTALS + "backstores:\n  - { name: x, type: disk, size: 1M }\n",
-                "backstores[0].type: unknown type 'disk' (expected memory or file)");
+                "backstores[0].type: unknown type 'disk' (expected memory, file or block)");
     }
 
     @Test
@@ -308,6 +308,29 @@ class ConfigLoaderTest {
     void thinFileStoresAreAccepted() throws Exception {
         JtargetConfig c = load(PORTALS + "backstores:\n  - { name: f, type: file, path: a.img, size: 1M, create: true, thin: true }\n");
         assertThat(c.backstores().getFirst().thin()).isTrue();
+    }
+
+    @Test
+    void blockStoreNeedsABlockDevice() throws Exception {
+        Files.write(dir.resolve("disk.img"), new byte[4096]);
+        assertError(PORTALS + "backstores:\n  - { name: d, type: block, path: disk.img }\n",
+                "backstores[0].path: " + dir.resolve("disk.img") + " is not a block device");
+        assertError(PORTALS + "backstores:\n  - { name: d, type: block, path: /dev/nosuch }\n",
+                "backstores[0].path: no such device /dev/nosuch");
+    }
+
+    @Test
+    void blockStoreHasNoCreateKey() {
+        assertThatThrownBy(() -> load(PORTALS + "backstores:\n  - { name: d, type: block, path: /dev/null, create: true }\n"))
+                .hasMessageContaining("backstores[0].create: unknown key");
+    }
+
+    @Test
+    void directIsReadForFileStoresAndUnknownForMemory() throws Exception {
+        JtargetConfig c = load(PORTALS + "backstores:\n  - { name: f, type: file, path: a.img, size: 1M, create: true, direct: true }\n");
+        assertThat(c.backstores().getFirst().direct()).isTrue();
+        assertThatThrownBy(() -> load(PORTALS + "backstores:\n  - { name: x, type: memory, size: 1M, direct: true }\n"))
+                .hasMessageContaining("backstores[0].direct: unknown key");
     }
 
     @Test

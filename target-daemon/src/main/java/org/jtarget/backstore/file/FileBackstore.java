@@ -1,6 +1,7 @@
 package org.jtarget.backstore.file;
 
 import io.netty.buffer.ByteBuf;
+import org.jtarget.backstore.block.PositionalIo;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
 import org.jtarget.backstore.spi.StoreException;
@@ -33,6 +34,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Thin (SBC-4 4.7.3): with {@code thin: true} the store unmaps by punching holes in the file
  * ({@link LinuxFileHoles}), which frees the disk space and reads back as zeros (LBPRZ), and
  * reports mapped and deallocated runs from SEEK_DATA/SEEK_HOLE for GET LBA STATUS.
+ *
+ * <p>Direct ({@code direct: true}): data goes through a second descriptor opened with O_DIRECT
+ * ({@link PositionalIo}: pread/pwrite, page-aligned buffers in place, others through an aligned
+ * bounce segment), bypassing the page cache; the channel stays for fdatasync, which O_DIRECT
+ * still needs for file metadata and the disk's cache. Not {@code ExtendedOpenOption.DIRECT}: a
+ * FileChannel opened with it demands the file system block size (4 KiB) for offsets and lengths,
+ * so a 512-byte LU could not write a single block.
  */
 public final class FileBackstore implements Backstore {
 
@@ -42,6 +50,7 @@ public final class FileBackstore implements Backstore {
     private final BackstoreInfo info;
     private final Object fileKey;
     private final LinuxFileHoles holes;
+    private final PositionalIo direct;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /** The file system's allocation unit that hole punching frees whole (ext4/xfs: 4 KiB pages). */
@@ -55,9 +64,11 @@ public final class FileBackstore implements Backstore {
      * @param info     geometry; identity seed {@code file:<real path>}
      * @param fileKey  the file's identity when opened (inode), or null if the file system has none
      * @param holes    hole operations on the same file for a thin store, or null (fully provisioned)
+     * @param direct   an O_DIRECT descriptor of the same file for data I/O, or null (page cache, channel)
      */
     FileBackstore(String name, Path path, FileChannel channel, BackstoreInfo info, Object fileKey,
-                  LinuxFileHoles holes) {
+                  LinuxFileHoles holes, PositionalIo direct) {
+        this.direct = direct;
         this.name = name;
         this.path = path;
         this.channel = channel;
@@ -82,6 +93,11 @@ public final class FileBackstore implements Backstore {
         return false;
     }
 
+    /** True if data I/O bypasses the page cache (O_DIRECT). */
+    public boolean direct() {
+        return direct != null;
+    }
+
     /** The backing file. */
     public Path path() {
         return path;
@@ -94,6 +110,11 @@ public final class FileBackstore implements Backstore {
         int writerIndex = dst.writerIndex();
         dst.ensureWritable(length);
         try {
+            if (direct != null) {
+                direct.read(pos, length, dst, writerIndex);
+                dst.writerIndex(writerIndex + length);
+                return;
+            }
             for (ByteBuffer bb : dst.nioBuffers(writerIndex, length)) {
                 pos = readFully(bb, pos);
             }
@@ -127,9 +148,13 @@ public final class FileBackstore implements Backstore {
         }
         long pos = checkRange(lba, length);
         try {
-            for (ByteBuffer bb : src.nioBuffers(src.readerIndex(), length)) {
-                while (bb.hasRemaining()) {
-                    pos += channel.write(bb, pos);
+            if (direct != null) {
+                direct.write(pos, src, src.readerIndex(), length);
+            } else {
+                for (ByteBuffer bb : src.nioBuffers(src.readerIndex(), length)) {
+                    while (bb.hasRemaining()) {
+                        pos += channel.write(bb, pos);
+                    }
                 }
             }
             if (fua || !info.writeCacheEnabled()) {
@@ -210,7 +235,7 @@ public final class FileBackstore implements Backstore {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        try (channel; LinuxFileHoles h = holes) {
+        try (channel; LinuxFileHoles h = holes; PositionalIo d = direct) {
             if (channel.isOpen()) {
                 channel.force(false);
             }

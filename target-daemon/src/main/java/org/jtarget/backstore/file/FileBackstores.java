@@ -1,5 +1,7 @@
 package org.jtarget.backstore.file;
 
+import io.netty.buffer.Unpooled;
+import org.jtarget.backstore.block.PositionalIo;
 import org.jtarget.backstore.spi.BackstoreInfo;
 import org.jtarget.config.BackstoreConfig;
 import org.jtarget.config.ConfigException;
@@ -68,7 +70,49 @@ public final class FileBackstores {
             }
             throw error(config, "thin", "cannot punch holes in " + real + ": " + e.getMessage());
         }
-        return new FileBackstore(config.name(), real, channel, info, fileKey, holes);
+        PositionalIo direct = null;
+        if (Boolean.TRUE.equals(config.direct())) {
+            try {
+                direct = openDirect(config, real);
+            } catch (ConfigException e) {
+                channel.close();
+                if (holes != null) {
+                    holes.close();
+                }
+                throw e;
+            }
+        }
+        return new FileBackstore(config.name(), real, channel, info, fileKey, holes, direct);
+    }
+
+    /**
+     * A second descriptor with O_DIRECT, probed with a one-block read at the second block's offset
+     * (through the aligned bounce path), so a file system without O_DIRECT, or one that needs
+     * larger alignment than the block size, is a config error now rather than I/O errors later.
+     */
+    private static PositionalIo openDirect(BackstoreConfig config, Path real) throws ConfigException {
+        PositionalIo io;
+        try {
+            io = PositionalIo.open(real, true, false);
+        } catch (IOException e) {
+            throw error(config, "direct", "cannot open " + real + " with O_DIRECT: " + e.getMessage());
+        }
+        var probe = Unpooled.buffer(config.blockSize());
+        try {
+            long offset = config.blockCount() > 1 ? config.blockSize() : 0;
+            io.read(offset, config.blockSize(), probe, 0);
+            return io;
+        } catch (IOException e) {
+            try {
+                io.close();
+            } catch (IOException ignored) {
+                // the probe's error is the one to report
+            }
+            throw error(config, "direct", "O_DIRECT I/O of " + config.blockSize() + "-byte blocks fails on "
+                    + real + ": " + e.getMessage() + " (set direct: false)");
+        } finally {
+            probe.release();
+        }
     }
 
     /** Creates the file and sets its length without writing data (ftruncate: a sparse file). */

@@ -11,10 +11,19 @@ package org.jtarget.backstore.spi;
  * @param maxTransferBlocks  largest single transfer the store handles well (VPD 0xB0), 0 = no limit
  * @param optimalTransferBlocks preferred transfer size (VPD 0xB0), 0 = none
  * @param identitySeed       stable bytes that make the LU's NAA/serial unique and persistent (e.g. the store name)
+ * @param logicalBlocksPerPhysicalBlockExponent log2(physical / logical block size), e.g. 3 for 512-byte
+ *                           blocks on 4 KiB sectors (SBC-4 5.20.2 READ CAPACITY (16) byte 13); 0 = one
  */
 public record BackstoreInfo(int blockSize, long blockCount, boolean writeCacheEnabled, boolean thin,
                             boolean readOnly, int maxTransferBlocks, int optimalTransferBlocks,
-                            String identitySeed) {
+                            String identitySeed, int logicalBlocksPerPhysicalBlockExponent) {
+
+    /** A store whose physical block is its logical block (exponent 0). */
+    public BackstoreInfo(int blockSize, long blockCount, boolean writeCacheEnabled, boolean thin,
+                         boolean readOnly, int maxTransferBlocks, int optimalTransferBlocks, String identitySeed) {
+        this(blockSize, blockCount, writeCacheEnabled, thin, readOnly, maxTransferBlocks, optimalTransferBlocks,
+                identitySeed, 0);
+    }
 
     /** Capacity in bytes. */
     public long sizeBytes() {

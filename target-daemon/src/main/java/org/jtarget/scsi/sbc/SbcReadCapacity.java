@@ -62,7 +62,8 @@ public final class SbcReadCapacity implements CommandHandler {
         b.writeLong(last);
         b.writeInt(lu.blockSize());
         b.writeByte(0); // no protection information
-        b.writeByte(0); // one logical block per physical block
+        // LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT (bits 3..0): 512e devices report 3
+        b.writeByte(lu.info().logicalBlocksPerPhysicalBlockExponent() & 0x0F);
         // SBC-4 5.20.2: LBPME(15) = thin with UNMAP, LBPRZ(14) = deallocated blocks read as zeros;
         // LOWEST ALIGNED LOGICAL BLOCK ADDRESS 0
         b.writeShort((SbcProvisioning.lbpme(lu) ? LBPME : 0) | (SbcProvisioning.lbprz(lu) ? LBPRZ : 0));

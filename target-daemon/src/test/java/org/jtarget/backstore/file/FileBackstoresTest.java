@@ -2,6 +2,7 @@ package org.jtarget.backstore.file;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import org.jtarget.backstore.spi.StoreException;
@@ -176,6 +177,30 @@ class FileBackstoresTest {
                     .extracting(e -> ((StoreException) e).kind()).isEqualTo(StoreException.Kind.MEDIUM_GONE);
         } finally {
             src.release();
+        }
+    }
+
+    @Test
+    void directTrueBypassesThePageCacheAndRoundTripsUnalignedAndCompositeBuffers() throws Exception {
+        BackstoreConfig direct = new BackstoreConfig("file0", BackstoreConfig.Type.FILE, dir.resolve("d.img"),
+                1L << 20, true, 512, false, null, true);
+        try (FileBackstore store = FileBackstores.open(direct)) {
+            assertThat(store.direct()).isTrue();
+            ByteBuf first = pattern(1536, 3);
+            ByteBuf second = pattern(512, 9);
+            CompositeByteBuf src = alloc.compositeDirectBuffer().addComponents(true, first, second);
+            ByteBuf dst = alloc.directBuffer(2048);
+            try {
+                store.write(3, src, true);
+                store.read(3, 4, dst);
+                assertThat(ByteBufUtil.equals(dst, src)).as("read back what was written").isTrue();
+            } finally {
+                src.release();
+                dst.release();
+            }
+        }
+        try (FileBackstore store = FileBackstores.open(config("d.img", 1L << 20, false, null))) {
+            assertThat(store.direct()).as("direct defaults to false for files").isFalse();
         }
     }
 }

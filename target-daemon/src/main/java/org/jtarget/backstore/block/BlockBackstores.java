@@ -1,0 +1,136 @@
+package org.jtarget.backstore.block;
+
+import org.jtarget.backstore.spi.BackstoreInfo;
+import org.jtarget.config.BackstoreConfig;
+import org.jtarget.config.ConfigException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Opens {@link BlockBackstore}s from config: exclusive open (a device that is mounted or served by
+ * another daemon is a config error on {@code path}), geometry from the device's ioctls checked
+ * against {@code size} and {@code block-size} when given, and {@code thin} checked against what the
+ * device can do. Problems are {@link ConfigException}s naming the key.
+ */
+public final class BlockBackstores {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BlockBackstores.class);
+
+    private BlockBackstores() {
+    }
+
+    /** Opens the block device store described by {@code config}; the caller owns and closes it. */
+    public static BlockBackstore open(BackstoreConfig config) throws ConfigException {
+        Path real = realPath(config);
+        boolean direct = config.direct() == null || config.direct();
+        PositionalIo io = openDevice(config, real, direct);
+        try {
+            return describe(config, real, io);
+        } catch (ConfigException | RuntimeException e) {
+            closeQuietly(io);
+            throw e;
+        }
+    }
+
+    private static Path realPath(BackstoreConfig config) throws ConfigException {
+        try {
+            return config.path().toRealPath();
+        } catch (IOException e) {
+            throw error(config, "path", "no such device " + config.path());
+        }
+    }
+
+    /** open(2) O_RDWR | O_EXCL | O_CLOEXEC (| O_DIRECT): EBUSY means someone else holds the device. */
+    private static PositionalIo openDevice(BackstoreConfig config, Path real, boolean direct) throws ConfigException {
+        try {
+            return PositionalIo.open(real, direct, true);
+        } catch (ErrnoException e) {
+            String problem = switch (e.errno()) {
+                case NativeIo.EBUSY -> "device " + real + " is in use (mounted, or opened exclusively by another"
+                        + " program such as a second jtarget daemon)";
+                case NativeIo.EACCES -> "permission denied: " + real;
+                case NativeIo.EINVAL -> direct ? "device " + real + " does not support O_DIRECT (set direct: false)"
+                        : "cannot open " + real + ": " + e.getMessage();
+                default -> "cannot open " + real + ": " + e.getMessage();
+            };
+            throw error(config, "path", problem);
+        }
+    }
+
+    /** Reads the geometry, checks it against the config and builds the store. */
+    private static BlockBackstore describe(BackstoreConfig config, Path real, PositionalIo io) throws ConfigException {
+        long size;
+        int logical;
+        int physical;
+        try {
+            size = NativeIo.ioctlLong(io.fd(), NativeIo.BLKGETSIZE64, real.toString());
+            logical = NativeIo.ioctlInt(io.fd(), NativeIo.BLKSSZGET, real.toString());
+            physical = NativeIo.ioctlInt(io.fd(), NativeIo.BLKPBSZGET, real.toString());
+        } catch (ErrnoException e) {
+            throw error(config, "path", real + " is not a usable block device: " + e.getMessage());
+        }
+        checkGeometry(config, real, size, logical);
+        BlockQueueLimits limits = BlockQueueLimits.of(rdev(real));
+        if (config.thin() && limits.writeZeroesMaxBytes() <= 0) {
+            throw error(config, "thin", "device " + real + " cannot zero ranges itself (queue/write_zeroes_max_bytes"
+                    + " is 0), so unmapped blocks could not be promised to read as zeros; remove thin: true");
+        }
+        boolean wce = config.writeCache() == null || config.writeCache();
+        BackstoreInfo info = new BackstoreInfo(logical, size / logical, wce, config.thin(), false, 0, 0,
+                "block:" + real, exponent(logical, physical));
+        LOG.info("block store {}: {} {} bytes, logical block {}, physical block {}, direct {}, thin {}",
+                config.name(), real, size, logical, physical, io.direct(), config.thin());
+        return new BlockBackstore(config.name(), io, info, (int) (limits.discardGranularity() / logical));
+    }
+
+    private static void checkGeometry(BackstoreConfig config, Path real, long size, int logical)
+            throws ConfigException {
+        if (logical != 512 && logical != 4096) {
+            throw error(config, "path", "device " + real + " has " + logical
+                    + "-byte logical blocks; only 512 and 4096 are supported");
+        }
+        if (config.blockSize() != 0 && config.blockSize() != logical) {
+            throw error(config, "block-size", "device " + real + " has " + logical + "-byte logical blocks but"
+                    + " block-size is " + config.blockSize() + " (omit block-size to use the device's)");
+        }
+        if (config.sizeBytes() != 0 && config.sizeBytes() != size) {
+            throw error(config, "size", "device " + real + " is " + size + " bytes but size is "
+                    + config.sizeBytes() + " (omit size to use the device's)");
+        }
+        if (size < logical) {
+            throw error(config, "path", "device " + real + " is empty");
+        }
+    }
+
+    /** LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT (SBC-4 5.20.2): log2(physical / logical), 0 if odd. */
+    static int exponent(int logical, int physical) {
+        if (physical <= logical || physical % logical != 0 || Integer.bitCount(physical / logical) != 1) {
+            return 0;
+        }
+        return Integer.numberOfTrailingZeros(physical / logical);
+    }
+
+    private static long rdev(Path real) {
+        try {
+            return ((Number) Files.getAttribute(real, "unix:rdev")).longValue();
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return 0;
+        }
+    }
+
+    private static void closeQuietly(PositionalIo io) {
+        try {
+            io.close();
+        } catch (IOException e) {
+            LOG.warn("closing {} after a failed open: {}", io, e.getMessage());
+        }
+    }
+
+    private static ConfigException error(BackstoreConfig config, String key, String problem) {
+        return new ConfigException(null, "backstores[" + config.name() + "]." + key, problem);
+    }
+}

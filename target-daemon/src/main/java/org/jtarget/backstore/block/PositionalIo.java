@@ -1,0 +1,243 @@
+package org.jtarget.backstore.block;
+
+import io.netty.buffer.ByteBuf;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Positional reads and writes on one open descriptor (pread(2)/pwrite(2) through {@link NativeIo}),
+ * straight between the descriptor and a command's Netty buffer when the kernel can take it, else
+ * through an aligned bounce buffer. Safe from several threads at once.
+ *
+ * <p>O_DIRECT (open(2), "O_DIRECT"): the buffer address, the length and the file offset must be
+ * aligned to the device's logical block size. Offsets and lengths here are whole logical blocks,
+ * so only the address can be off; with {@code direct} every buffer whose address is a multiple of
+ * {@link #ALIGNMENT} (4096, enough for every logical block size) and that is one contiguous direct
+ * buffer is used in place (zero copy). Anything else (a Data-Out composite, an unaligned pooled
+ * buffer, heap memory) goes through a bounce segment of {@link #BOUNCE_BYTES}, copied a chunk at a
+ * time. Without O_DIRECT only the contiguity matters.
+ *
+ * <p>Bounce segments, and the errno capture area every downcall needs, live in {@link Slot}s that
+ * belong to this object: created on demand up to {@link #MAX_SLOTS} (one per concurrent caller:
+ * the LU's I/O threads), then reused through a queue that allocates nothing, and freed with the
+ * store's shared arena on {@link #close}. Per-store rather than per-thread, so closing a store frees
+ * its memory and no thread keeps a dead store's segment. A caller finding every slot busy waits
+ * (callers are I/O threads, never event loops).
+ *
+ * <p>Short transfers are continued and EINTR is retried; errors are {@link ErrnoException}s.
+ */
+public final class PositionalIo implements AutoCloseable {
+
+    /** Buffer address alignment for O_DIRECT: a page, which covers 512 and 4096 byte blocks. */
+    public static final int ALIGNMENT = 4096;
+    /** Bytes one bounce segment holds: larger transfers bounce a chunk at a time. */
+    public static final int BOUNCE_BYTES = 1 << 20;
+    /** At most this many slots (concurrent I/Os) per store; more callers wait for a free one. */
+    public static final int MAX_SLOTS = 16;
+
+    private final int fd;
+    private final String what;
+    private final boolean direct;
+    private final Arena arena = Arena.ofShared();
+    private final ArrayBlockingQueue<Slot> free = new ArrayBlockingQueue<>(MAX_SLOTS);
+    private final AtomicInteger created = new AtomicInteger();
+
+    /** One concurrent I/O's native memory: an aligned bounce segment and an errno capture area. */
+    private static final class Slot {
+        final MemorySegment bounce;
+        final long bounceAddress;
+        final ByteBuffer bounceView;
+        final MemorySegment callState;
+
+        Slot(Arena arena) {
+            bounce = arena.allocate(BOUNCE_BYTES, ALIGNMENT);
+            bounceAddress = bounce.address();
+            bounceView = bounce.asByteBuffer();
+            callState = NativeIo.newCallState(arena);
+        }
+    }
+
+    /**
+     * @param fd     an open descriptor; this object closes it
+     * @param what   the file or device, for messages
+     * @param direct true if {@code fd} was opened with O_DIRECT (buffers must be aligned)
+     */
+    public PositionalIo(int fd, String what, boolean direct) {
+        this.fd = fd;
+        this.what = what;
+        this.direct = direct;
+    }
+
+    /** Opens {@code path} read-write (O_CLOEXEC), with O_DIRECT if asked; O_EXCL if {@code exclusive}. */
+    public static PositionalIo open(Path path, boolean direct, boolean exclusive) throws ErrnoException {
+        int flags = NativeIo.O_RDWR | NativeIo.O_CLOEXEC | (direct ? NativeIo.O_DIRECT : 0)
+                | (exclusive ? NativeIo.O_EXCL : 0);
+        return new PositionalIo(NativeIo.open(path, flags), path.toString(), direct);
+    }
+
+    /** The descriptor (for ioctls on it). */
+    int fd() {
+        return fd;
+    }
+
+    /** True if opened with O_DIRECT. */
+    public boolean direct() {
+        return direct;
+    }
+
+    /**
+     * Reads {@code length} bytes at {@code offset} into {@code dst} at {@code index} (indexes
+     * unchanged; borrows dst). Past the end of the file, reads zeros.
+     */
+    public void read(long offset, int length, ByteBuf dst, int index) throws IOException {
+        Slot slot = acquire();
+        try {
+            long address = usableAddress(dst, index, length);
+            if (address != 0) {
+                readFully(slot, address, length, offset);
+                return;
+            }
+            for (int done = 0; done < length; ) {
+                int n = Math.min(BOUNCE_BYTES, length - done);
+                readFully(slot, slot.bounceAddress, n, offset + done);
+                dst.setBytes(index + done, slot.bounceView.clear().limit(n));
+                done += n;
+            }
+        } finally {
+            free.offer(slot);
+        }
+    }
+
+    /** Writes {@code length} bytes of {@code src} from {@code index} at {@code offset} (borrows src). */
+    public void write(long offset, ByteBuf src, int index, int length) throws IOException {
+        Slot slot = acquire();
+        try {
+            long address = usableAddress(src, index, length);
+            if (address != 0) {
+                writeFully(slot, address, length, offset);
+                return;
+            }
+            for (int done = 0; done < length; ) {
+                int n = Math.min(BOUNCE_BYTES, length - done);
+                src.getBytes(index + done, slot.bounceView.clear().limit(n));
+                writeFully(slot, slot.bounceAddress, n, offset + done);
+                done += n;
+            }
+        } finally {
+            free.offer(slot);
+        }
+    }
+
+    /** fdatasync(2): earlier writes, and the device's volatile write cache, are made stable. */
+    public void fdatasync() throws IOException {
+        Slot slot = acquire();
+        try {
+            while (NativeIo.fdatasync(slot.callState, fd) != 0) {
+                throwUnlessEintr(slot, "fdatasync");
+            }
+        } finally {
+            free.offer(slot);
+        }
+    }
+
+    /** fallocate(2) with {@code mode} on the range (block devices: zero out / punch, see BlockBackstore). */
+    void fallocate(int mode, long offset, long length) throws IOException {
+        Slot slot = acquire();
+        try {
+            while (NativeIo.fallocate(slot.callState, fd, mode, offset, length) != 0) {
+                throwUnlessEintr(slot, "fallocate");
+            }
+        } finally {
+            free.offer(slot);
+        }
+    }
+
+    /**
+     * The native address of {@code length} bytes of {@code buf} at {@code index} if the kernel can
+     * use it in place, else 0: one contiguous direct buffer, and with O_DIRECT page aligned.
+     */
+    private long usableAddress(ByteBuf buf, int index, int length) {
+        long address;
+        if (buf.hasMemoryAddress()) {
+            address = buf.memoryAddress() + index;
+        } else if (buf.isDirect() && buf.nioBufferCount() == 1) {
+            address = MemorySegment.ofBuffer(buf.internalNioBuffer(index, length)).address();
+        } else {
+            return 0;
+        }
+        return direct && (address & (ALIGNMENT - 1)) != 0 ? 0 : address;
+    }
+
+    private void readFully(Slot slot, long address, int length, long offset) throws IOException {
+        int done = 0;
+        while (done < length) {
+            long n = NativeIo.pread(slot.callState, fd, address + done, length - done, offset + done);
+            if (n > 0) {
+                done += (int) n;
+            } else if (n == 0) {
+                MemorySegment.ofAddress(address + done).reinterpret(length - done).fill((byte) 0);
+                return; // end of file (a file truncated under us): zeros, as FileBackstore reads it
+            } else {
+                throwUnlessEintr(slot, "pread");
+            }
+        }
+    }
+
+    private void writeFully(Slot slot, long address, int length, long offset) throws IOException {
+        int done = 0;
+        while (done < length) {
+            long n = NativeIo.pwrite(slot.callState, fd, address + done, length - done, offset + done);
+            if (n >= 0) {
+                done += (int) n;
+            } else {
+                throwUnlessEintr(slot, "pwrite");
+            }
+        }
+    }
+
+    private void throwUnlessEintr(Slot slot, String call) throws ErrnoException {
+        int errno = NativeIo.errno(slot.callState);
+        if (errno != NativeIo.EINTR) {
+            throw new ErrnoException(call, what, errno);
+        }
+    }
+
+    /** A free slot; creates one while fewer than MAX_SLOTS exist, else waits for one. */
+    private Slot acquire() throws IOException {
+        Slot slot = free.poll();
+        if (slot != null) {
+            return slot;
+        }
+        for (int n = created.get(); n < MAX_SLOTS; n = created.get()) {
+            if (created.compareAndSet(n, n + 1)) {
+                try {
+                    return new Slot(arena);
+                } catch (IllegalStateException closed) {
+                    throw new ErrnoException("I/O", what + " (closed)", NativeIo.EBADF);
+                }
+            }
+        }
+        try {
+            return free.take();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("waiting for an I/O slot on " + what);
+        }
+    }
+
+    /** Closes the descriptor and frees the bounce memory; callers must have finished their I/O. */
+    @Override
+    public void close() throws IOException {
+        try {
+            NativeIo.close(fd, what);
+        } finally {
+            arena.close();
+        }
+    }
+}
