@@ -17,11 +17,18 @@ import java.io.IOException;
  *     I_T nexus prevents removal (SBC-4 5.15) both are refused with MEDIUM REMOVAL PREVENTED
  *     (libiscsi PreventAllow.Simple checks the load too). LOEJ = 1 on a non-removable LU is
  *     INVALID FIELD IN CDB: there is no medium to unload (RMB = 0).</li>
- * <li>LOEJ = 0: START = 0 stops the LU (medium access then gets NOT READY, INITIALIZING COMMAND
- *     REQUIRED, SBC-4 4.20), START = 1 makes it active again.</li>
- * <li>Stopping or unloading with NO_FLUSH = 0 first writes the cache to the medium.</li>
+ * <li>Stopping or unloading with NO_FLUSH = 0 first writes the cache to the medium, so that an
+ *     initiator that stops a unit before powering down loses nothing.</li>
  * </ul>
- * Other power conditions only change the (emulated, instant) power state: nothing to do.
+ * <b>A virtual LU has no spindle and one power condition: active.</b> START = 0 with LOEJ = 0
+ * flushes (as above) and leaves the LU ready; any other POWER CONDITION value is accepted and
+ * changes nothing. This is a deliberate choice, made with SBC-4 4.20 in hand: a stopped power
+ * condition would let one initiator of a shared LU make it NOT READY (INITIALIZING COMMAND
+ * REQUIRED) for every other initiator and multipath path, for no benefit, and libiscsi's suite
+ * (StartStopUnit.NoLoej, StartStopUnit.PwrCnd) and tgt expect exactly this: GOOD, and TEST UNIT
+ * READY still GOOD afterwards, for every POWER CONDITION value 1h..Fh. The one departure from
+ * the letter of SPC-4 is that reserved POWER CONDITION values (4h, 6h, 8h, 9h, Ch..Fh) are
+ * accepted as no-ops instead of INVALID FIELD IN CDB.
  * Loading raises NOT READY TO READY CHANGE for the other I_T nexuses (SPC-4 table D.1).
  * IMMED does not matter: every transition is instant.
  */
@@ -36,10 +43,6 @@ public final class SbcStartStopUnit implements CommandHandler {
     public SenseReason parse(CommandContext ctx) {
         int b4 = ctx.cdb()[POWER_CONDITION_OFFSET];
         int pc = (b4 & 0xF0) >> 4;
-        // SBC-4 table: 0h START_VALID, 1h ACTIVE, 2h IDLE, 3h STANDBY, 7h LU_CONTROL, Ah/Bh FORCE_*
-        if (pc == 4 || pc == 5 || pc == 6 || pc == 8 || pc == 9 || pc > 0xB) {
-            return ctx.invalidCdbField(POWER_CONDITION_OFFSET, 7);
-        }
         if (pc == 0 && (b4 & LOEJ) != 0) {
             if (!ctx.lu().removable()) {
                 return ctx.invalidCdbField(POWER_CONDITION_OFFSET, 1);
@@ -56,7 +59,7 @@ public final class SbcStartStopUnit implements CommandHandler {
     public void execute(CommandContext ctx) throws IOException {
         int bits = ctx.mode();
         if (bits < 0) {
-            return; // a power condition: nothing to emulate
+            return; // a power condition: the LU is always active
         }
         LogicalUnit lu = ctx.lu();
         MediumState medium = lu.medium();
@@ -65,8 +68,9 @@ public final class SbcStartStopUnit implements CommandHandler {
             lu.store().flush(0, 0);
         }
         if ((bits & LOEJ) == 0) {
-            medium.started(start);
-        } else if (!start) {
+            return; // START = 0 / 1 without LOEJ: the LU stays ready (see the class comment)
+        }
+        if (!start) {
             medium.eject();
         } else if (medium.load()) {
             lu.unitAttentions().raiseAllExcept(ctx.cmd().nexus(), SenseReason.NOT_READY_TO_READY_CHANGE);

@@ -110,13 +110,36 @@ class SbcStartStopUnitTest {
     }
 
     @Test
-    void stoppedUnitNeedsInitializingCommand() {
-        CoreHarness h = removable();
+    void stopFlushesTheCacheAndLeavesTheUnitReady() {
+        TestStore store = new TestStore(512, 1024, true, false);
+        CoreHarness h = new CoreHarness(List.of(new LogicalUnitDefinition(0, store, false, true)));
+        h.run(TUR); // the power-on unit attention
         assertThat(h.run(STOP).status()).isEqualTo(ScsiStatus.GOOD);
-        assertSense(h.run(rw10(0x28, 0, 0, 1), 512, null), 0x02, 0x04, 0x02);
-        assertSense(h.run(TUR), 0x02, 0x04, 0x02);
-        h.run(START);
+        assertThat(store.calls).contains("flush 0 0");
         assertThat(h.run(TUR).status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(h.run(rw10(0x28, 0, 0, 1), 512, null).status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(h.run(START).status()).isEqualTo(ScsiStatus.GOOD);
+    }
+
+    @Test
+    void stopWithNoFlushDoesNotFlush() {
+        TestStore store = new TestStore(512, 1024, true, false);
+        CoreHarness h = new CoreHarness(List.of(new LogicalUnitDefinition(0, store, false, true)));
+        h.run(TUR);
+        assertThat(h.run(of(0x1B, 0, 0, 0, 0x04, 0)).status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(store.calls).doesNotContain("flush 0 0");
+    }
+
+    @Test
+    void everyPowerConditionValueIsAcceptedAndLeavesTheMediumLoaded() {
+        CoreHarness h = removable();
+        h.run(TUR);
+        for (int pc = 1; pc < 16; pc++) {
+            // IMMED, LOEJ = 1, START = 0 like libiscsi StartStopUnit.PwrCnd: LOEJ is ignored
+            assertThat(h.run(of(0x1B, 1, 0, 0, pc << 4 | 0x02, 0)).status()).as("PC %x", pc)
+                    .isEqualTo(ScsiStatus.GOOD);
+            assertThat(h.run(TUR).status()).as("TUR after PC %x", pc).isEqualTo(ScsiStatus.GOOD);
+        }
     }
 
     @Test
