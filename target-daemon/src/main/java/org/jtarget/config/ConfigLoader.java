@@ -30,7 +30,7 @@ public final class ConfigLoader {
 
     private static final Set<String> ROOT_KEYS = ConfigNode.keys("daemon", "portals", "backstores", "targets");
     private static final Set<String> DAEMON_KEYS = ConfigNode.keys("state-dir", "event-loop-threads",
-            "io-threads-per-lun", "shutdown-timeout");
+            "io-threads-per-lun", "shutdown-timeout", "memory-limit");
 
     private ConfigLoader() {
     }
@@ -44,6 +44,7 @@ public final class ConfigLoader {
         DaemonSettings daemon = readDaemon(root, baseDir);
         List<PortalConfig> portals = PortalReader.read(root);
         List<BackstoreConfig> backstores = BackstoreReader.read(root, baseDir);
+        checkMemoryLimit(source, daemon, backstores);
         List<TargetConfig> targets = TargetReader.read(root, portals, backstores);
         return new JtargetConfig(file, daemon, portals, backstores, targets);
     }
@@ -90,7 +91,50 @@ public final class ConfigLoader {
         int loops = node.integer("event-loop-threads", 0, 0, 1024);
         int io = node.integer("io-threads-per-lun", d.ioThreadsPerLun(), 1, 64);
         int timeout = node.integer("shutdown-timeout", DaemonSettings.DEFAULT_SHUTDOWN_SECONDS, 1, 3600);
+        long memoryLimit = memoryLimit(node, d.memoryLimit());
         return new DaemonSettings(stateDir == null ? d.stateDir() : baseDir.resolve(stateDir).normalize(),
-                loops == 0 ? d.eventLoopThreads() : loops, io, Duration.ofSeconds(timeout));
+                loops == 0 ? d.eventLoopThreads() : loops, io, Duration.ofSeconds(timeout), memoryLimit);
+    }
+
+    /** {@code memory-limit}: a size, or {@code unlimited}. */
+    private static long memoryLimit(ConfigNode node, long dflt) throws ConfigException {
+        Object v = node.scalar("memory-limit");
+        if (v == null) {
+            return dflt;
+        }
+        if ("unlimited".equals(v)) {
+            return DaemonSettings.UNLIMITED;
+        }
+        long bytes;
+        try {
+            bytes = v instanceof Integer || v instanceof Long ? ((Number) v).longValue() : ByteSize.parse(v.toString());
+        } catch (IllegalArgumentException e) {
+            throw node.error("memory-limit", e.getMessage() + " or 'unlimited'");
+        }
+        if (bytes <= 0) {
+            throw node.error("memory-limit", "must be positive, got " + v);
+        }
+        return bytes;
+    }
+
+    /**
+     * Fully provisioned memory stores take their whole size when the daemon starts: if together
+     * they do not fit {@code daemon.memory-limit}, say so now rather than fail half-started.
+     */
+    private static void checkMemoryLimit(String source, DaemonSettings daemon, List<BackstoreConfig> backstores)
+            throws ConfigException {
+        long total = 0;
+        StringBuilder names = new StringBuilder();
+        for (BackstoreConfig b : backstores) {
+            if (b.type() == BackstoreConfig.Type.MEMORY && !b.thin()) {
+                total += b.sizeBytes();
+                names.append(names.isEmpty() ? "" : ", ").append(b.name()).append(' ').append(ByteSize.format(b.sizeBytes()));
+            }
+        }
+        if (total > daemon.memoryLimit()) {
+            throw new ConfigException(source, "daemon.memory-limit", "fully provisioned (thin: false) memory backstores need "
+                    + ByteSize.format(total) + " (" + names + ") but the limit is " + ByteSize.format(daemon.memoryLimit())
+                    + "; raise it or make some thin");
+        }
     }
 }

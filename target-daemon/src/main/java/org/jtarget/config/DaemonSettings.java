@@ -1,5 +1,7 @@
 package org.jtarget.config;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -12,14 +14,26 @@ import java.time.Duration;
  *   event-loop-threads: 0         # Netty I/O threads; 0 = one per CPU
  *   io-threads-per-lun: 4         # blocking store I/O threads per logical unit (1..64)
  *   shutdown-timeout: 10          # seconds to drain and close on SIGTERM (1..3600)
+ *   memory-limit: 8GiB            # memory all memory backstores may hold together, or "unlimited";
+ *                                 # default: half of the physical memory (the container's limit if any)
  * </pre>
  *
  * @param stateDir          absolute directory for persistent state
  * @param eventLoopThreads  event loop threads, already resolved (never 0)
  * @param ioThreadsPerLun   I/O executor threads per LU for blocking stores
  * @param shutdownTimeout   how long a stop may take before the daemon gives up waiting
+ * @param memoryLimit       bytes all memory backstores may allocate together; {@link #UNLIMITED} for none
  */
-public record DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsPerLun, Duration shutdownTimeout) {
+public record DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsPerLun, Duration shutdownTimeout,
+                             long memoryLimit) {
+
+    /** {@code memory-limit: unlimited}. */
+    public static final long UNLIMITED = Long.MAX_VALUE;
+
+    /** With the default memory limit. */
+    public DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsPerLun, Duration shutdownTimeout) {
+        this(stateDir, eventLoopThreads, ioThreadsPerLun, shutdownTimeout, defaultMemoryLimit());
+    }
 
     /** Seconds a stop may take by default: well under systemd's default TimeoutStopSec of 90 s. */
     public static final int DEFAULT_SHUTDOWN_SECONDS = 10;
@@ -33,7 +47,21 @@ public record DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsP
     /** The defaults, with the state directory next to the config file. */
     public static DaemonSettings defaults(Path configDir) {
         return new DaemonSettings(configDir.resolve("state"), defaultEventLoopThreads(), DEFAULT_IO_THREADS_PER_LUN,
-                Duration.ofSeconds(DEFAULT_SHUTDOWN_SECONDS));
+                Duration.ofSeconds(DEFAULT_SHUTDOWN_SECONDS), defaultMemoryLimit());
+    }
+
+    /**
+     * Half of the physical memory (the JDK reports a container's memory limit here): memory LUNs
+     * past the machine's memory would get the whole daemon killed by the kernel's OOM killer,
+     * losing every LU, while a refused write on one thin LU is a SCSI error the initiator handles.
+     * The other half is left to the JVM, the buffer pool and the page cache of file LUNs.
+     */
+    public static long defaultMemoryLimit() {
+        OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean sun && sun.getTotalMemorySize() > 0) {
+            return Math.max(1, sun.getTotalMemorySize() / 2);
+        }
+        return UNLIMITED;
     }
 
     /** One event loop per CPU: connections are spread over them and each is single-threaded. */

@@ -1,6 +1,8 @@
 package org.jtarget.daemon;
 
 import io.netty.channel.EventLoopGroup;
+import org.jtarget.backstore.file.FileBackstore;
+import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.config.ChapConfig;
 import org.jtarget.config.ConfigException;
@@ -16,8 +18,10 @@ import org.jtarget.fabric.iscsi.tcp.IscsiTcpFabric;
 import org.jtarget.io.LunIoExecutors;
 import org.jtarget.scsi.alua.TargetPortGroup;
 import org.jtarget.scsi.alua.TargetPortGroups;
+import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.LogicalUnitDefinition;
 import org.jtarget.scsi.lun.LogicalUnitRegistry;
+import org.jtarget.scsi.lun.MediumWatch;
 import org.jtarget.scsi.lun.ScsiTargetCore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +30,7 @@ import java.io.IOException;
 import java.net.BindException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -44,6 +49,9 @@ public final class TargetRuntime implements DaemonRuntime {
     /** Commands queued per LU beyond the running ones before the core answers TASK SET FULL. */
     private static final int IO_QUEUE_DEPTH_PER_LUN = 1024;
 
+    /** How often file stores are checked for a deleted or replaced file (a stat each). */
+    static final Duration MEDIUM_WATCH_PERIOD = Duration.ofSeconds(2);
+
     private final JtargetConfig config;
     private BackstoreSet stores;
     private LunIoExecutors ioExecutors;
@@ -52,6 +60,8 @@ public final class TargetRuntime implements DaemonRuntime {
     private IscsiTcpFabric fabric;
     /** Every LU of every target: EXTENDED COPY may copy between targets (SPC-4 6.4). */
     private LogicalUnitRegistry registry;
+    private MediumWatch mediumWatch;
+    private final Map<Backstore, FileMediumProbe> probes = new IdentityHashMap<>();
 
     public TargetRuntime(JtargetConfig config) {
         this.config = config;
@@ -62,10 +72,12 @@ public final class TargetRuntime implements DaemonRuntime {
         stores = BackstoreSet.open(config);
         ioExecutors = new LunIoExecutors(config.daemon().ioThreadsPerLun(), IO_QUEUE_DEPTH_PER_LUN);
         registry = new LogicalUnitRegistry();
+        mediumWatch = new MediumWatch();
         List<IscsiTargetDefinition> targets = new ArrayList<>();
         for (TargetConfig target : config.targets()) {
             targets.add(targetDefinition(target));
         }
+        mediumWatch.start(MEDIUM_WATCH_PERIOD);
         BufferPool pool = new BufferPool(config.daemon().eventLoopThreads());
         bossGroup = IscsiTcpFabric.newEventLoopGroup(1);
         workerGroup = IscsiTcpFabric.newEventLoopGroup(config.daemon().eventLoopThreads());
@@ -76,7 +88,7 @@ public final class TargetRuntime implements DaemonRuntime {
         LOG.info("jtargetd ready: {} target(s), {} portal(s)", targets.size(), config.portals().size());
     }
 
-    private IscsiTargetDefinition targetDefinition(TargetConfig target) {
+    private IscsiTargetDefinition targetDefinition(TargetConfig target) throws IOException {
         List<LogicalUnitDefinition> luns = new ArrayList<>();
         for (LunConfig lun : target.luns()) {
             luns.add(new LogicalUnitDefinition(lun.lun(), stores.get(lun.backstore()), lun.readOnly(), lun.removable()));
@@ -92,7 +104,22 @@ public final class TargetRuntime implements DaemonRuntime {
         }
         ScsiTargetCore core = new ScsiTargetCore(target.iqn(), luns, ioExecutors, config.daemon().stateDir(),
                 new TargetPortGroups(new ArrayList<>(groups.values())), registry);
+        watchMedia(core);
         return new IscsiTargetDefinition(target.iqn(), target.alias(), core, target.acl(), chap(target.chap()), portals);
+    }
+
+    /** File-backed LUs go offline when their file is deleted or replaced (one probe per store). */
+    private void watchMedia(ScsiTargetCore core) throws IOException {
+        for (LogicalUnit lu : core.logicalUnits()) {
+            if (lu.store() instanceof FileBackstore file) {
+                FileMediumProbe probe = probes.get(file);
+                if (probe == null) {
+                    probe = FileMediumProbe.of(file);
+                    probes.put(file, probe);
+                }
+                mediumWatch.watch(lu, probe);
+            }
+        }
     }
 
     private static IscsiPortalDefinition portalDefinition(PortalConfig p) {
@@ -120,6 +147,10 @@ public final class TargetRuntime implements DaemonRuntime {
     @Override
     public synchronized void stop(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        if (mediumWatch != null) {
+            mediumWatch.close();
+            mediumWatch = null;
+        }
         if (fabric != null) {
             fabric.close(remaining(deadline));
             fabric = null;

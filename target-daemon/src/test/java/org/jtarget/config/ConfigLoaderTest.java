@@ -145,7 +145,7 @@ class ConfigLoaderTest {
     @Test
     void unknownDaemonKey() {
         assertError("daemon: { threads: 2 }\n" + PORTALS,
-                "daemon.threads: unknown key (expected one of: state-dir, event-loop-threads, io-threads-per-lun, shutdown-timeout)");
+                "daemon.threads: unknown key (expected one of: state-dir, event-loop-threads, io-threads-per-lun, shutdown-timeout, memory-limit)");
     }
 
     @Test
@@ -448,5 +448,39 @@ class ConfigLoaderTest {
     void stringWhereAMapIsExpected() {
         assertError(PORTALS + "targets:\n  - iqn.2026-11.org.jtarget:x\n",
                 "targets[0]: expected a map of keys, got 'iqn.2026-11.org.jtarget:x'");
+    }
+
+    @Test
+    void memoryLimitTakesASizeOrUnlimitedAndDefaultsToHalfThePhysicalMemory() throws Exception {
+        assertThat(load("daemon: { memory-limit: 16MiB }\n" + PORTALS).daemon().memoryLimit()).isEqualTo(16L << 20);
+        assertThat(load("daemon: { memory-limit: 1048576 }\n" + PORTALS).daemon().memoryLimit()).isEqualTo(1L << 20);
+        assertThat(load("daemon: { memory-limit: unlimited }\n" + PORTALS).daemon().memoryLimit())
+                .isEqualTo(DaemonSettings.UNLIMITED);
+        assertThat(load(PORTALS).daemon().memoryLimit()).isEqualTo(DaemonSettings.defaultMemoryLimit()).isPositive();
+    }
+
+    @Test
+    void badMemoryLimitNamesTheKey() {
+        assertError("daemon: { memory-limit: 2GB }\n" + PORTALS, "daemon.memory-limit: bad size '2GB' "
+                + "(use bytes or a binary unit: K, M, G, T, KiB, MiB, GiB, TiB) or 'unlimited'");
+        assertError("daemon: { memory-limit: 0 }\n" + PORTALS, "daemon.memory-limit: must be positive, got 0");
+    }
+
+    @Test
+    void fullyProvisionedMemoryStoresPastTheLimitAreAnError() {
+        assertError("daemon: { memory-limit: 64MiB }\n" + PORTALS + """
+                backstores:
+                  - { name: a, type: memory, size: 48MiB, thin: false }
+                  - { name: b, type: memory, size: 32MiB, thin: false }
+                  - { name: c, type: memory, size: 1GiB }
+                """, "daemon.memory-limit: fully provisioned (thin: false) memory backstores need 80MiB "
+                + "(a 48MiB, b 32MiB) but the limit is 64MiB; raise it or make some thin");
+    }
+
+    @Test
+    void thinMemoryStoresMayExceedTheLimit() throws Exception {
+        JtargetConfig c = load("daemon: { memory-limit: 16MiB }\n" + PORTALS
+                + "backstores:\n  - { name: a, type: memory, size: 1GiB }\n  - { name: b, type: memory, size: 16MiB, thin: false }\n");
+        assertThat(c.backstores()).hasSize(2);
     }
 }

@@ -1,6 +1,7 @@
 package org.jtarget.scsi.dispatch;
 
 import org.jtarget.backstore.spi.StoreException;
+import org.jtarget.scsi.cdb.Opcodes;
 import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.ScsiTargetCore;
 import org.jtarget.scsi.sense.SenseBuilder;
@@ -216,14 +217,37 @@ public final class CommandDispatcher {
         try {
             ctx.entry().handler().execute(ctx);
         } catch (StoreException e) {
-            ctx.fail(StoreErrors.reasonFor(e.kind(), ctx));
+            storeFailed(ctx, e.kind(), e);
         } catch (IOException e) {
             log.debug("store I/O failed for {}", ctx.entry().name(), e);
-            ctx.fail(ctx.entry().has(OpcodeEntry.WRITES_MEDIUM)
-                    ? SenseReason.WRITE_ERROR : SenseReason.UNRECOVERED_READ_ERROR);
+            storeFailed(ctx, writes(ctx) ? StoreException.Kind.WRITE_ERROR : StoreException.Kind.READ_ERROR, e);
         } catch (RuntimeException e) {
             internalError(ctx, e);
         }
+    }
+
+    /** A command whose failure loses written data: a write, or a flush (SBC-4 5.22: SYNCHRONIZE CACHE). */
+    private static boolean writes(CommandContext ctx) {
+        int op = ctx.cmd().opcode();
+        return ctx.entry().has(OpcodeEntry.WRITES_MEDIUM)
+                || op == Opcodes.SYNCHRONIZE_CACHE_10 || op == Opcodes.SYNCHRONIZE_CACHE_16;
+    }
+
+    /**
+     * A store error becomes sense data ({@link StoreErrors}); the command fails, never with GOOD,
+     * and the daemon keeps serving. A vanished medium also takes the LU offline (logged once);
+     * other faults are logged at WARN once per kind and LU.
+     */
+    private static void storeFailed(CommandContext ctx, StoreException.Kind kind, IOException e) {
+        LogicalUnit lu = ctx.lu();
+        if (lu != null) {
+            if (kind == StoreException.Kind.MEDIUM_GONE) {
+                lu.takeOffline(e.getMessage());
+            } else {
+                lu.storeFault(kind, e.getMessage());
+            }
+        }
+        ctx.fail(StoreErrors.reasonFor(kind, ctx));
     }
 
     private void internalError(CommandContext ctx, RuntimeException e) {

@@ -3,7 +3,19 @@ package org.jtarget.scsi.dispatch;
 import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.scsi.sense.SenseReason;
 
-/** Maps a store's {@link StoreException.Kind} to the sense it means (SBC-4 4.x error reporting). */
+/**
+ * Maps a store's {@link StoreException.Kind} to the sense it means:
+ * <ul>
+ * <li>READ_ERROR (EIO on read): MEDIUM ERROR / UNRECOVERED READ ERROR 11h/00h (SPC-4 Annex D);</li>
+ * <li>WRITE_ERROR (EIO on write or flush): MEDIUM ERROR / WRITE ERROR 0Ch/00h;</li>
+ * <li>SPACE_EXHAUSTED (ENOSPC, quota, the memory limit): on a thin LU DATA PROTECT / SPACE
+ *     ALLOCATION FAILED WRITE PROTECT 27h/07h (SBC-4 4.7.3.6); a fully provisioned LU has no
+ *     provisioning to fail, so there it is a plain WRITE ERROR;</li>
+ * <li>MEDIUM_GONE (backing file deleted or replaced): NOT READY / LOGICAL UNIT NOT READY, CAUSE
+ *     NOT REPORTABLE 04h/00h, the same sense the offline LU gives afterwards
+ *     ({@link org.jtarget.scsi.lun.MediumState#accessError}).</li>
+ * </ul>
+ */
 final class StoreErrors {
 
     private StoreErrors() {

@@ -2,6 +2,7 @@ package org.jtarget.scsi.lun;
 
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
+import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.scsi.copy.CopyResults;
 import org.jtarget.scsi.pr.PrStateFile;
 import org.jtarget.scsi.pr.Reservations;
@@ -9,14 +10,19 @@ import org.jtarget.scsi.sense.SenseReason;
 import org.jtarget.scsi.spc.ModeParameters;
 import org.jtarget.scsi.tmf.TaskSet;
 import org.jtarget.scsi.ua.UnitAttentions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One logical unit (SAM-5 4.5): a store plus what the core emulates on top of it: identity,
  * mode parameters, unit attentions, reservations, and the task set of in-flight commands.
  */
 public final class LogicalUnit {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LogicalUnit.class);
 
     private final LogicalUnitDefinition definition;
     private final BackstoreInfo info;
@@ -29,6 +35,9 @@ public final class LogicalUnit {
     private final Reservations reservations;
     private final MediumState medium = new MediumState();
     private final CopyResults copyResults = new CopyResults();
+    private final String targetName;
+    /** One bit per StoreException.Kind already logged at WARN. */
+    private final AtomicInteger faultsLogged = new AtomicInteger();
 
     /**
      * @param definition LUN, store and flags
@@ -44,6 +53,12 @@ public final class LogicalUnit {
      *                if this LU does not offer it (PTPL_C = 0)
      */
     public LogicalUnit(LogicalUnitDefinition definition, Executor ioExecutor, PrStateFile prState) {
+        this(definition, ioExecutor, prState, null);
+    }
+
+    /** @param targetName the target this LU belongs to (for the operator's log lines), or null */
+    public LogicalUnit(LogicalUnitDefinition definition, Executor ioExecutor, PrStateFile prState, String targetName) {
+        this.targetName = targetName;
         this.definition = definition;
         this.info = definition.store().info();
         this.identity = LuIdentity.fromSeed(info.identitySeed());
@@ -84,4 +99,44 @@ public final class LogicalUnit {
     public CopyResults copyResults() { return copyResults; }
     /** Orders COMPARE AND WRITE / ORWRITE against other commands on overlapping LBAs. */
     public LbaRangeLock rangeLock() { return rangeLock; }
+
+    /** "target T LUN n" for log lines. */
+    public String displayName() {
+        return targetName == null ? "LUN " + lun() : "target " + targetName + " LUN " + lun();
+    }
+
+    /**
+     * The backing store is gone (its file deleted or replaced: {@code where} says which): the LU
+     * goes offline, every medium-access command and TEST UNIT READY get NOT READY / LOGICAL UNIT
+     * NOT READY, CAUSE NOT REPORTABLE, while INQUIRY, REPORT LUNS, REQUEST SENSE and the other LUs
+     * keep working. Logged once, at ERROR, for the operator. Any thread.
+     *
+     * @return true if this call took the LU offline
+     */
+    public boolean takeOffline(String where) {
+        if (!medium.goOffline()) {
+            return false;
+        }
+        LOG.error("{}: backstore {} is gone ({}); the LU is offline: medium access gets NOT READY until the daemon "
+                + "is restarted with the file back in place", displayName(), store().name(), where);
+        return true;
+    }
+
+    /**
+     * A store error other than a vanished medium (no space, EIO): WARN the first time each kind
+     * happens on this LU, DEBUG after, so a failing disk cannot flood the log. Any thread.
+     */
+    public void storeFault(StoreException.Kind kind, String message) {
+        int bit = 1 << kind.ordinal();
+        int seen;
+        do {
+            seen = faultsLogged.get();
+        } while ((seen & bit) == 0 && !faultsLogged.compareAndSet(seen, seen | bit));
+        if ((seen & bit) == 0) {
+            LOG.warn("{}: backstore {}: {} (further {} errors on this LU are logged at DEBUG)", displayName(),
+                    store().name(), message, kind);
+        } else {
+            LOG.debug("{}: backstore {}: {}", displayName(), store().name(), message);
+        }
+    }
 }

@@ -10,7 +10,8 @@ import java.util.Set;
  * The state of a logical unit's medium that decides whether medium-access commands may run:
  * present or ejected (removable LUs, SBC-4 4.15), started or stopped (START STOP UNIT, SBC-4
  * 4.20), the per-I_T-nexus medium removal prevention (PREVENT ALLOW MEDIUM REMOVAL, SBC-4 5.15),
- * and a sanitize operation in progress or failed (SBC-4 4.11).
+ * a sanitize operation in progress or failed (SBC-4 4.11), and offline: the backing store is gone
+ * (its file deleted or replaced), which no command can undo.
  *
  * <p>The per-command check ({@link #accessError}) is one volatile read while the medium is ready;
  * changes are control-path events under this object's lock.
@@ -23,6 +24,7 @@ public final class MediumState {
     private static final int STOPPED = 1 << 1;
     private static final int SANITIZING = 1 << 2;
     private static final int SANITIZE_FAILED = 1 << 3;
+    private static final int OFFLINE = 1 << 4;
 
     private final Set<ITNexus> preventing = new HashSet<>();
     private volatile int sanitizeProgress;
@@ -31,12 +33,20 @@ public final class MediumState {
     /**
      * Why a command that needs the medium cannot run now, or null. Sanitize comes first (SBC-4
      * 4.11.4: everything but the exempt commands gets SANITIZE IN PROGRESS), then failure mode,
-     * then the medium and power states.
+     * then the medium and power states. An offline LU comes before all of them: its medium is gone
+     * for good, and no command (START STOP UNIT, SANITIZE) can bring it back.
      */
     public SenseReason accessError() {
         int s = notReady;
         if (s == 0) {
             return null;
+        }
+        if ((s & OFFLINE) != 0) {
+            // SPC-4 4.5.6 table 27: NOT READY, "the logical unit is not accessible; operator
+            // intervention may be required"; 04/00 CAUSE NOT REPORTABLE rather than 3A/00 MEDIUM
+            // NOT PRESENT, which belongs to removable media (SBC-4 4.15) and makes initiators
+            // treat the LU as an empty drive waiting for a medium
+            return SenseReason.NOT_READY_CAUSE_NOT_REPORTABLE;
         }
         if ((s & SANITIZING) != 0) {
             return SenseReason.SANITIZE_IN_PROGRESS;
@@ -58,6 +68,24 @@ public final class MediumState {
     /** True if the medium has been ejected. */
     public boolean ejected() {
         return (notReady & EJECTED) != 0;
+    }
+
+    /** True once the backing store is gone ({@link #goOffline}). */
+    public boolean offline() {
+        return (notReady & OFFLINE) != 0;
+    }
+
+    /**
+     * The backing store is gone: every medium-access command gets NOT READY from now on.
+     *
+     * @return true if this call took the LU offline (false if it already was)
+     */
+    public synchronized boolean goOffline() {
+        if (offline()) {
+            return false;
+        }
+        set(OFFLINE, true);
+        return true;
     }
 
     // ---- removal prevention (SBC-4 5.15) ----

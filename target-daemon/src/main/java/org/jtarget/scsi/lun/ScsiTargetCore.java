@@ -84,7 +84,7 @@ public final class ScsiTargetCore implements TargetCore {
             }
             PrStateFile prState = stateDir == null ? null
                     : new PrStateFile(stateDir.resolve("pr").resolve(targetName).resolve("lun" + d.lun() + ".pr"));
-            byLun[d.lun()] = new LogicalUnit(d, executors.forLun(targetName + "/lun" + d.lun()), prState);
+            byLun[d.lun()] = new LogicalUnit(d, executors.forLun(targetName + "/lun" + d.lun()), prState, targetName);
             registry.register(byLun[d.lun()]);
         }
         this.lunNumbers = luns.stream().mapToInt(LogicalUnitDefinition::lun).sorted().toArray();

@@ -233,4 +233,89 @@ class MemoryBackstoreTest {
         ByteBuf src = pattern(1024, 0);
         assertThatThrownBy(() -> store.write(63, src, false)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    private static StoreException.Kind kindOf(Throwable e) {
+        return ((StoreException) e).kind();
+    }
+
+    @Test
+    void thinWritePastTheBudgetIsSpaceExhaustedAndUnmapGivesItBack() throws Exception {
+        MemoryBudget budget = new MemoryBudget(2L * CHUNK);
+        store = new MemoryBackstore("capped", 512, 64, true, false, CHUNK, budget); // 4 chunks, budget 2
+        store.write(0, pattern(512, 1), false);
+        store.write(16, pattern(512, 2), false);
+        assertThat(budget.used()).isEqualTo(2L * CHUNK);
+        ByteBuf third = pattern(512, 3);
+        assertThatThrownBy(() -> store.write(32, third, false)).isInstanceOf(StoreException.class)
+                .extracting(MemoryBackstoreTest::kindOf).isEqualTo(StoreException.Kind.SPACE_EXHAUSTED);
+        assertThat(budget.refusals()).isEqualTo(1);
+        store.write(1, pattern(512, 4), false); // an allocated chunk still takes writes
+        assertThat(read(0, 1)).isEqualTo(bytes(buffers.get(0)));
+
+        store.unmap(0, 16);
+        assertThat(budget.used()).isEqualTo(CHUNK);
+        store.write(32, third, false);
+        assertThat(read(32, 1)).isEqualTo(bytes(third));
+        assertThat(read(0, 2)).containsOnly(0);
+        store.close();
+        assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void fullyProvisionedStoreTakesItsWholeSizeOrRefusesToOpen() throws Exception {
+        MemoryBudget budget = new MemoryBudget(6L * CHUNK);
+        store = new MemoryBackstore("thick", 4096, 8, false, true, CHUNK, budget); // 32 KiB
+        assertThat(budget.used()).isEqualTo(4L * CHUNK);
+        assertThatThrownBy(() -> new MemoryBackstore("second", 4096, 8, false, true, CHUNK, budget))
+                .isInstanceOf(StoreException.class).hasMessageContaining("daemon.memory-limit")
+                .extracting(MemoryBackstoreTest::kindOf).isEqualTo(StoreException.Kind.SPACE_EXHAUSTED);
+        assertThat(budget.used()).isEqualTo(4L * CHUNK);
+        store.close();
+        assertThat(budget.used()).isZero();
+    }
+
+    @Test
+    void concurrentWritersAndUnmapsNeverExceedTheBudget() throws Exception {
+        MemoryBudget budget = new MemoryBudget(5L * CHUNK);
+        store = new MemoryBackstore("race", 512, 1024, true, false, CHUNK, budget); // 64 chunks
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        List<ByteBuf> sources = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            sources.add(pattern(512, t));
+        }
+        try {
+            List<Callable<int[]>> tasks = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int id = t;
+                tasks.add(() -> {
+                    int ok = 0;
+                    int refused = 0;
+                    for (int i = 0; i < 2000; i++) {
+                        int chunk = (i * 7 + id * 13) % 64;
+                        try {
+                            store.write(chunk * 16L, sources.get(id), false);
+                            ok++;
+                        } catch (StoreException e) {
+                            refused++;
+                        }
+                        assertThat(budget.used()).isLessThanOrEqualTo(budget.limit());
+                        if (i % 3 == id % 3) {
+                            store.unmap(((i * 5 + id) % 64) * 16L, 16);
+                        }
+                    }
+                    return new int[] {ok, refused};
+                });
+            }
+            int ok = 0;
+            for (Future<int[]> f : pool.invokeAll(tasks)) {
+                ok += f.get()[0];
+            }
+            assertThat(ok).isPositive();
+        } finally {
+            pool.shutdown();
+        }
+        assertThat(budget.used()).isEqualTo((long) store.allocatedChunks() * CHUNK);
+        store.close();
+        assertThat(budget.used()).isZero();
+    }
 }

@@ -1,0 +1,247 @@
+package org.jtarget.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.Random;
+import org.jtarget.initiator.raw.LoginResult;
+import org.jtarget.initiator.raw.RawIscsiClient;
+import org.jtarget.initiator.raw.ScsiResult;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Store faults against a real daemon (issue 4): a thin file LUN on a full tmpfs answers DATA
+ * PROTECT / SPACE ALLOCATION FAILED WRITE PROTECT (SBC-4 4.7.3.6) and keeps what it acknowledged;
+ * a deleted or replaced backing file takes its LU offline (NOT READY / LOGICAL UNIT NOT READY,
+ * CAUSE NOT REPORTABLE, one ERROR line in the log) while INQUIRY, REPORT LUNS and the other LUNs
+ * keep working; {@code daemon.memory-limit} caps a thin memory LUN and UNMAP gives the memory back.
+ *
+ * <p>The daemon is started here rather than by {@link DaemonExtension} because the tmpfs must be
+ * mounted before it opens the file (root can mount; without it the ENOSPC test is skipped).
+ */
+class StoreFaultIT {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final String IQN = "iqn.2026-11.org.jtarget:faults";
+    private static final int BLOCK = 512;
+    private static final int ENOSPC_LUN = 0;
+    private static final int MEMORY_LUN = 1;
+    private static final int DELETED_LUN = 2;
+    private static final int REPLACED_LUN = 3;
+    private static final int CHUNK_BLOCKS = 512; // 256 KiB per WRITE(10)
+    private static final long MIB_BLOCKS = (1L << 20) / BLOCK;
+
+    private static Path dir;
+    private static Path tmpfs;
+    private static boolean mounted;
+    private static DaemonProcess daemon;
+
+    @BeforeAll
+    static void mountAndStart() throws IOException {
+        dir = Files.createTempDirectory("jtarget-it-StoreFaultIT-");
+        tmpfs = Files.createDirectories(dir.resolve("tmpfs"));
+        ClientTool.Result mount = ClientTool.run(TIMEOUT, () -> "", "mount", "-t", "tmpfs", "-o", "size=8M", "tmpfs",
+                tmpfs.toString());
+        mounted = mount.exitCode() == 0;
+        if (!mounted) {
+            System.err.println("StoreFaultIT: cannot mount a tmpfs, the ENOSPC test will be skipped:\n" + mount.describe());
+        }
+        int port = DaemonProcess.freePort();
+        daemon = DaemonProcess.start(DaemonConfig.write(dir, """
+                daemon:
+                  memory-limit: 16MiB
+                portals:
+                  - name: default
+                    listen: 127.0.0.1:%d
+                backstores:
+                  - { name: small-fs, type: file, path: tmpfs/thin.img, size: 64MiB, create: true, thin: true }
+                  - { name: ram, type: memory, size: 64MiB, thin: true }
+                  - { name: deleted, type: file, path: deleted.img, size: 8MiB, create: true }
+                  - { name: replaced, type: file, path: replaced.img, size: 8MiB, create: true }
+                targets:
+                  - iqn: %s
+                    portals: [default]
+                    luns:
+                      - { lun: 0, backstore: small-fs }
+                      - { lun: 1, backstore: ram }
+                      - { lun: 2, backstore: deleted }
+                      - { lun: 3, backstore: replaced }
+                    acl: ["*"]
+                """.formatted(port, IQN)), port);
+    }
+
+    @AfterAll
+    static void stopAndUnmount() throws IOException {
+        try {
+            if (daemon != null) {
+                daemon.stopCleanly();
+            }
+        } finally {
+            if (daemon != null && daemon.isAlive()) {
+                daemon.kill();
+            }
+            if (mounted) {
+                ClientTool.run(TIMEOUT, () -> "", "umount", "-l", tmpfs.toString());
+            }
+            if (daemon != null) {
+                Path logs = Files.createDirectories(Path.of("target", "daemon-logs"));
+                Files.writeString(logs.resolve("StoreFaultIT.log"), daemon.log());
+            }
+            DaemonExtension.deleteTree(dir);
+        }
+    }
+
+    private static RawIscsiClient login(String initiator, int... luns) throws IOException {
+        RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, daemon.port(), TIMEOUT);
+        LoginResult login = c.login("iqn.2026-11.org.jtarget:" + initiator, IQN);
+        assertThat(login.succeeded()).as(login + "\n" + daemon.describe()).isTrue();
+        for (int lun : luns) {
+            assertThat(c.testUnitReadyClearingUnitAttention(lun).good()).as("TUR LUN " + lun).isTrue();
+        }
+        return c;
+    }
+
+    private static byte[] data(long lba, int blocks) {
+        byte[] b = new byte[blocks * BLOCK];
+        new Random(lba).nextBytes(b);
+        return b;
+    }
+
+    private static void assertSense(ScsiResult r, int key, int asc, int ascq, String what) {
+        assertThat(r.status()).as(what + ": " + r + "\n" + daemon.describe()).isEqualTo(ScsiResult.CHECK_CONDITION);
+        assertThat(new int[] {r.senseKey(), r.additionalSenseCode(), r.additionalSenseCodeQualifier()})
+                .as(what + ": " + r).containsExactly(key, asc, ascq);
+    }
+
+    private static long logLines(String text) {
+        return daemon.log().lines().filter(l -> l.contains(text)).count();
+    }
+
+    private static ScsiResult synchronizeCache(RawIscsiClient c, int lun) throws IOException {
+        return c.execute(lun, new byte[] {0x35, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0);
+    }
+
+    /** UNMAP (SBC-4 5.32) with one block descriptor. */
+    private static ScsiResult unmap(RawIscsiClient c, int lun, long lba, int blocks) throws IOException {
+        ByteBuffer list = ByteBuffer.allocate(24);
+        list.putShort((short) 22).putShort((short) 16).putInt(0);
+        list.putLong(lba).putInt(blocks).putInt(0);
+        byte[] cdb = new byte[10];
+        cdb[0] = 0x42;
+        cdb[8] = 24;
+        return c.execute(lun, cdb, list.array());
+    }
+
+    @Test
+    void fullFileSystemUnderAThinFileLunIsSpaceAllocationFailedAndWrittenDataStays() throws IOException {
+        assumeTrue(mounted, "mount -t tmpfs is not permitted here");
+        try (RawIscsiClient c = login("enospc", ENOSPC_LUN, MEMORY_LUN)) {
+            long lba = 0;
+            ScsiResult failed = null;
+            for (; lba < 64 * MIB_BLOCKS; lba += CHUNK_BLOCKS) {
+                ScsiResult w = c.write10(ENOSPC_LUN, lba, data(lba, CHUNK_BLOCKS), BLOCK);
+                if (!w.good()) {
+                    failed = w;
+                    break;
+                }
+            }
+            assertThat(failed).as("a write fails before 64 MiB on an 8 MiB tmpfs").isNotNull();
+            assertSense(failed, 0x07, 0x27, 0x07, "WRITE(10) at " + lba + " on the full tmpfs");
+            assertThat(lba).as("some data fit first").isGreaterThanOrEqualTo(4 * MIB_BLOCKS);
+
+            long lastGood = lba - CHUNK_BLOCKS;
+            assertThat(c.read10(ENOSPC_LUN, 0, CHUNK_BLOCKS, BLOCK).data()).isEqualTo(data(0, CHUNK_BLOCKS));
+            assertThat(c.read10(ENOSPC_LUN, lastGood, CHUNK_BLOCKS, BLOCK).data())
+                    .as("the last acknowledged write").isEqualTo(data(lastGood, CHUNK_BLOCKS));
+            assertThat(c.write10(ENOSPC_LUN, 0, data(0, CHUNK_BLOCKS), BLOCK).good())
+                    .as("rewriting allocated blocks needs no space").isTrue();
+            assertThat(c.testUnitReady(MEMORY_LUN).good()).as("another LUN answers").isTrue();
+            assertThat(c.read10(MEMORY_LUN, 0, 8, BLOCK).good()).isTrue();
+            assertThat(c.testUnitReady(ENOSPC_LUN).good()).as("the full LUN stays online").isTrue();
+            assertThat(c.logout()).isZero();
+        }
+    }
+
+    @Test
+    void deletedBackingFileTakesItsLunOfflineAndTheOthersKeepServing() throws IOException {
+        try (RawIscsiClient c = login("deleted", DELETED_LUN, MEMORY_LUN)) {
+            assertThat(c.write10(DELETED_LUN, 0, data(0, 8), BLOCK).good()).isTrue();
+            Files.delete(dir.resolve("deleted.img"));
+            // the write cache cannot be made stable any more: SYNCHRONIZE CACHE finds the file gone
+            assertSense(synchronizeCache(c, DELETED_LUN), 0x02, 0x04, 0x00, "SYNCHRONIZE CACHE after delete");
+            assertSense(c.testUnitReady(DELETED_LUN), 0x02, 0x04, 0x00, "TEST UNIT READY");
+            assertSense(c.read10(DELETED_LUN, 0, 8, BLOCK), 0x02, 0x04, 0x00, "READ(10)");
+            assertSense(c.write10(DELETED_LUN, 0, data(0, 8), BLOCK), 0x02, 0x04, 0x00, "WRITE(10)");
+            assertThat(c.inquiry(DELETED_LUN, false, 0, 96).good()).as("INQUIRY still served").isTrue();
+            assertThat(c.execute(DELETED_LUN, new byte[] {(byte) 0xA0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, 256).good())
+                    .as("REPORT LUNS still served").isTrue();
+            assertThat(c.testUnitReady(MEMORY_LUN).good()).as("the memory LUN is unaffected").isTrue();
+            assertThat(c.read10(MEMORY_LUN, 0, 8, BLOCK).good()).isTrue();
+            assertThat(logLines("LUN 2: backstore deleted is gone")).as("one ERROR line for the operator\n"
+                    + daemon.describe()).isEqualTo(1);
+            assertThat(daemon.log()).contains(dir.resolve("deleted.img").toString());
+            assertThat(c.logout()).isZero();
+        }
+    }
+
+    @Test
+    void backingFileReplacedByAnotherIsFoundWithoutAnyIoError() throws IOException, InterruptedException {
+        try (RawIscsiClient c = login("replaced", REPLACED_LUN)) {
+            Path other = Files.write(dir.resolve("other.img"), new byte[8 << 20]);
+            Files.move(other, dir.resolve("replaced.img"), StandardCopyOption.REPLACE_EXISTING,
+                    StandardCopyOption.ATOMIC_MOVE);
+            // only the periodic check can see this (reads still succeed through the old inode)
+            ScsiResult tur = c.testUnitReady(REPLACED_LUN);
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (tur.good() && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+                tur = c.testUnitReady(REPLACED_LUN);
+            }
+            assertSense(tur, 0x02, 0x04, 0x00, "TEST UNIT READY after the file was replaced");
+            assertSense(c.read10(REPLACED_LUN, 0, 8, BLOCK), 0x02, 0x04, 0x00, "READ(10)");
+            assertThat(logLines("LUN 3: backstore replaced is gone")).as(daemon.describe()).isEqualTo(1);
+            assertThat(daemon.log()).contains("replaced.img was replaced by another file");
+            assertThat(c.logout()).isZero();
+        }
+    }
+
+    @Test
+    void memoryLimitCapsAThinMemoryLunAndUnmapGivesMemoryBack() throws IOException {
+        try (RawIscsiClient c = login("memory", MEMORY_LUN)) {
+            int i = 0;
+            ScsiResult failed = null;
+            for (; i < 64; i++) { // one new 1 MiB chunk per write
+                ScsiResult w = c.write10(MEMORY_LUN, i * MIB_BLOCKS, data(i, CHUNK_BLOCKS), BLOCK);
+                if (!w.good()) {
+                    failed = w;
+                    break;
+                }
+            }
+            assertThat(failed).as("writing past 16 MiB of distinct chunks fails").isNotNull();
+            assertThat(i).as("exactly 16 chunks of 1 MiB fit the 16 MiB limit").isEqualTo(16);
+            assertSense(failed, 0x07, 0x27, 0x07, "WRITE(10) past memory-limit");
+            assertThat(c.read10(MEMORY_LUN, 15 * MIB_BLOCKS, CHUNK_BLOCKS, BLOCK).data()).isEqualTo(data(15, CHUNK_BLOCKS));
+
+            assertThat(unmap(c, MEMORY_LUN, 0, (int) (4 * MIB_BLOCKS)).good()).as("UNMAP 4 MiB").isTrue();
+            for (int j = 16; j < 20; j++) {
+                assertThat(c.write10(MEMORY_LUN, j * MIB_BLOCKS, data(j, CHUNK_BLOCKS), BLOCK).good())
+                        .as("write %d after UNMAP", j).isTrue();
+            }
+            assertSense(c.write10(MEMORY_LUN, 20 * MIB_BLOCKS, data(20, CHUNK_BLOCKS), BLOCK), 0x07, 0x27, 0x07,
+                    "the budget is full again");
+            assertThat(c.read10(MEMORY_LUN, 19 * MIB_BLOCKS, CHUNK_BLOCKS, BLOCK).data()).isEqualTo(data(19, CHUNK_BLOCKS));
+            assertThat(c.read10(MEMORY_LUN, 0, CHUNK_BLOCKS, BLOCK).data()).containsOnly((byte) 0);
+            assertThat(logLines("daemon.memory-limit 16777216 bytes reached")).as(daemon.describe()).isEqualTo(1);
+            assertThat(unmap(c, MEMORY_LUN, 0, (int) (64 * MIB_BLOCKS)).good()).isTrue();
+            assertThat(c.logout()).isZero();
+        }
+    }
+}
