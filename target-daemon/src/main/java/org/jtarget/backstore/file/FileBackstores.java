@@ -53,8 +53,11 @@ public final class FileBackstores {
         FileChannel channel = FileChannel.open(real, StandardOpenOption.READ, StandardOpenOption.WRITE);
         Object fileKey = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
         boolean wce = config.writeCache() == null || config.writeCache();
+        // The page cache and the file system write and allocate whole 4 KiB blocks: that is the
+        // physical block (SBC-4 4.6.2), so initiators align their I/O and UNMAP to it.
+        int physicalExponent = Integer.numberOfTrailingZeros(Math.max(1, FileBackstore.FS_BLOCK / config.blockSize()));
         BackstoreInfo info = new BackstoreInfo(config.blockSize(), config.blockCount(), wce, config.thin(), false,
-                0, 0, "file:" + real);
+                0, 0, "file:" + real, physicalExponent);
         LinuxFileHoles holes = null;
         try {
             if (config.thin()) {

@@ -153,7 +153,7 @@ public final class CommandDispatcher {
 
     /**
      * Medium state gate, before any data moves: SBC-4 4.11.4 (while sanitizing only INQUIRY,
-     * REPORT LUNS and REQUEST SENSE are served), 4.15 (no medium), 4.20 (stopped).
+     * REPORT LUNS and REQUEST SENSE are served), 4.15 (no medium), and an offline LU.
      */
     private static SenseReason mediumCheck(LogicalUnit lu, OpcodeEntry entry) {
         if (entry.has(OpcodeEntry.NEEDS_MEDIUM)) {

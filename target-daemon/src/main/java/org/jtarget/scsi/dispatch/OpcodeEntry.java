@@ -56,7 +56,7 @@ public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLen
     public static final int NEEDS_UNMAP = 1 << 7;
     /**
      * Needs a ready medium (SBC-4 4.11, 4.15, 4.20): refused with NOT READY while the medium is
-     * ejected, the LU is stopped or a sanitize runs, and with SANITIZE COMMAND FAILED in sanitize
+     * ejected, the LU is offline or a sanitize runs, and with SANITIZE COMMAND FAILED in sanitize
      * failure mode. Commands without it are refused only by a running sanitize, unless they are
      * {@link #NO_LUN_OK} (INQUIRY, REPORT LUNS, REQUEST SENSE).
      */

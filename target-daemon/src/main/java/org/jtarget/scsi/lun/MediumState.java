@@ -8,8 +8,8 @@ import java.util.Set;
 
 /**
  * The state of a logical unit's medium that decides whether medium-access commands may run:
- * present or ejected (removable LUs, SBC-4 4.15), started or stopped (START STOP UNIT, SBC-4
- * 4.20), the per-I_T-nexus medium removal prevention (PREVENT ALLOW MEDIUM REMOVAL, SBC-4 5.15),
+ * present or ejected (removable LUs, SBC-4 4.15; a virtual LU has no stopped power condition,
+ * see SbcStartStopUnit), the per-I_T-nexus medium removal prevention (PREVENT ALLOW MEDIUM REMOVAL, SBC-4 5.15),
  * a sanitize operation in progress or failed (SBC-4 4.11), and offline: the backing store is gone
  * (its file deleted or replaced), which no command can undo.
  *
@@ -21,7 +21,6 @@ public final class MediumState {
     /** 0 while everything is ready: the fast path. */
     private volatile int notReady;
     private static final int EJECTED = 1;
-    private static final int STOPPED = 1 << 1;
     private static final int SANITIZING = 1 << 2;
     private static final int SANITIZE_FAILED = 1 << 3;
     private static final int OFFLINE = 1 << 4;
@@ -33,7 +32,7 @@ public final class MediumState {
     /**
      * Why a command that needs the medium cannot run now, or null. Sanitize comes first (SBC-4
      * 4.11.4: everything but the exempt commands gets SANITIZE IN PROGRESS), then failure mode,
-     * then the medium and power states. An offline LU comes before all of them: its medium is gone
+     * then the medium. An offline LU comes before all of them: its medium is gone
      * for good, and no command (START STOP UNIT, SANITIZE) can bring it back.
      */
     public SenseReason accessError() {
@@ -54,10 +53,7 @@ public final class MediumState {
         if ((s & SANITIZE_FAILED) != 0) {
             return SenseReason.SANITIZE_COMMAND_FAILED;
         }
-        if ((s & EJECTED) != 0) {
-            return SenseReason.MEDIUM_NOT_PRESENT;
-        }
-        return SenseReason.INITIALIZING_COMMAND_REQUIRED;
+        return SenseReason.MEDIUM_NOT_PRESENT; // EJECTED
     }
 
     /** True while a sanitize operation runs (only INQUIRY, REPORT LUNS, REQUEST SENSE are served). */
@@ -114,23 +110,18 @@ public final class MediumState {
         preventing.clear();
     }
 
-    // ---- load / eject / start / stop (SBC-4 5.25) ----
+    // ---- load / eject (SBC-4 5.25) ----
 
     /** LOEJ = 1, START = 0: unloads the medium (the caller checked prevention). */
     public synchronized void eject() {
         set(EJECTED, true);
     }
 
-    /** LOEJ = 1, START = 1: loads the medium and starts the LU. @return true if it was ejected */
+    /** LOEJ = 1, START = 1: loads the medium. @return true if it was ejected */
     public synchronized boolean load() {
         boolean was = ejected();
-        set(EJECTED | STOPPED, false);
+        set(EJECTED, false);
         return was;
-    }
-
-    /** START = 0 / 1 with LOEJ = 0: stopped (medium access needs a START) or active. */
-    public synchronized void started(boolean start) {
-        set(STOPPED, !start);
     }
 
     // ---- sanitize (SBC-4 4.11) ----

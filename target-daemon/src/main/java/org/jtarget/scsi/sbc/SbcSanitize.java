@@ -78,7 +78,7 @@ public final class SbcSanitize implements CommandHandler {
         LogicalUnit lu = ctx.lu();
         SenseReason notReady = lu.medium().accessError();
         if (notReady != null && notReady != SenseReason.SANITIZE_COMMAND_FAILED) {
-            return notReady; // no medium, or stopped
+            return notReady; // no medium, or offline
         }
         boolean ause = (cdb[FLAGS_OFFSET] & AUSE) != 0;
         if (lu.medium().failedRestricted() && (ause || serviceAction == SA_SANITIZE_EXIT_FAILURE_MODE)) {

@@ -12,7 +12,7 @@ import org.jtarget.scsi.spi.ScsiCommand;
  * REQUEST SENSE (SPC-4 6.39): returns, as parameter data with GOOD status, the pending unit
  * attention of this nexus (clearing it, SAM-5 5.14), LOGICAL UNIT NOT SUPPORTED for a LUN with
  * no logical unit, SANITIZE IN PROGRESS with the progress indication while a sanitize runs, the
- * medium condition (no medium, stopped, sanitize failed), else NO SENSE.
+ * medium condition (no medium, offline, sanitize failed), else NO SENSE.
  * <pre>CDB: 1 DESC(0) | 4 ALLOCATION LENGTH | 5 control</pre>
  */
 public final class SpcRequestSense implements CommandHandler {

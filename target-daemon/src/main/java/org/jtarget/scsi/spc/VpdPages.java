@@ -137,7 +137,7 @@ final class VpdPages {
     private static void writeBlockLimits(ByteBuf b, LogicalUnit lu) {
         b.writeByte(0); // WSNZ
         b.writeByte(SbcLimits.maxCompareAndWriteBlocks(lu)); // MAXIMUM COMPARE AND WRITE LENGTH
-        b.writeShort(1); // OPTIMAL TRANSFER LENGTH GRANULARITY
+        b.writeShort(1 << lu.info().logicalBlocksPerPhysicalBlockExponent()); // OPTIMAL TRANSFER LENGTH GRANULARITY: a physical block
         b.writeInt(SbcLimits.maxTransferBlocks(lu));
         b.writeInt(lu.info().optimalTransferBlocks());
         b.writeInt(0); // MAXIMUM PREFETCH LENGTH

@@ -54,6 +54,18 @@ class FileBackstoresTest {
     }
 
     @Test
+    void thePhysicalBlockIsTheFileSystemsFourKibibytes() throws Exception {
+        try (FileBackstore store = FileBackstores.open(config("disk.img", 65536, true, null))) {
+            assertThat(store.info().logicalBlocksPerPhysicalBlockExponent()).isEqualTo(3); // 8 x 512
+        }
+        BackstoreConfig fourK = new BackstoreConfig("file1", BackstoreConfig.Type.FILE, dir.resolve("4k.img"), 65536,
+                true, 4096, false, null);
+        try (FileBackstore store = FileBackstores.open(fourK)) {
+            assertThat(store.info().logicalBlocksPerPhysicalBlockExponent()).isZero();
+        }
+    }
+
+    @Test
     void reopensAnExistingFile() throws Exception {
         FileBackstores.open(config("disk.img", 65536, true, null)).close();
         try (FileBackstore store = FileBackstores.open(config("disk.img", 65536, true, null))) {

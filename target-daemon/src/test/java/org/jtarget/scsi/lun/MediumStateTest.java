@@ -24,13 +24,11 @@ class MediumStateTest {
     }
 
     @Test
-    void offlineWinsOverStoppedEjectedAndSanitizeStatesAndStartCannotUndoIt() {
-        medium.started(false);
+    void offlineWinsOverEjectedAndSanitizeStatesAndLoadCannotUndoIt() {
         medium.eject();
         medium.goOffline();
         assertThat(medium.accessError()).isEqualTo(SenseReason.NOT_READY_CAUSE_NOT_REPORTABLE);
         medium.load();
-        medium.started(true);
         medium.exitFailureMode();
         assertThat(medium.accessError()).isEqualTo(SenseReason.NOT_READY_CAUSE_NOT_REPORTABLE);
     }
