@@ -30,7 +30,7 @@ public final class ConfigLoader {
 
     private static final Set<String> ROOT_KEYS = ConfigNode.keys("daemon", "portals", "backstores", "targets");
     private static final Set<String> DAEMON_KEYS = ConfigNode.keys("state-dir", "event-loop-threads",
-            "io-threads-per-lun", "shutdown-timeout", "memory-limit");
+            "io-threads-per-lun", "shutdown-timeout", "memory-limit", "sanitize-rate");
 
     private ConfigLoader() {
     }
@@ -91,28 +91,29 @@ public final class ConfigLoader {
         int loops = node.integer("event-loop-threads", 0, 0, 1024);
         int io = node.integer("io-threads-per-lun", d.ioThreadsPerLun(), 1, 64);
         int timeout = node.integer("shutdown-timeout", DaemonSettings.DEFAULT_SHUTDOWN_SECONDS, 1, 3600);
-        long memoryLimit = memoryLimit(node, d.memoryLimit());
+        long memoryLimit = sizeOrUnlimited(node, "memory-limit", d.memoryLimit(), DaemonSettings.UNLIMITED);
+        long sanitizeRate = sizeOrUnlimited(node, "sanitize-rate", d.sanitizeRate(), 0);
         return new DaemonSettings(stateDir == null ? d.stateDir() : baseDir.resolve(stateDir).normalize(),
-                loops == 0 ? d.eventLoopThreads() : loops, io, Duration.ofSeconds(timeout), memoryLimit);
+                loops == 0 ? d.eventLoopThreads() : loops, io, Duration.ofSeconds(timeout), memoryLimit, sanitizeRate);
     }
 
-    /** {@code memory-limit}: a size, or {@code unlimited}. */
-    private static long memoryLimit(ConfigNode node, long dflt) throws ConfigException {
-        Object v = node.scalar("memory-limit");
+    /** A positive size (bytes or K/M/G/T), or the word unlimited, returned as {@code unlimited}. */
+    private static long sizeOrUnlimited(ConfigNode node, String key, long dflt, long unlimited) throws ConfigException {
+        Object v = node.scalar(key);
         if (v == null) {
             return dflt;
         }
         if ("unlimited".equals(v)) {
-            return DaemonSettings.UNLIMITED;
+            return unlimited;
         }
         long bytes;
         try {
             bytes = v instanceof Integer || v instanceof Long ? ((Number) v).longValue() : ByteSize.parse(v.toString());
         } catch (IllegalArgumentException e) {
-            throw node.error("memory-limit", e.getMessage() + " or 'unlimited'");
+            throw node.error(key, e.getMessage() + " or 'unlimited'");
         }
         if (bytes <= 0) {
-            throw node.error("memory-limit", "must be positive, got " + v);
+            throw node.error(key, "must be positive, got " + v);
         }
         return bytes;
     }

@@ -16,6 +16,7 @@ import java.time.Duration;
  *   shutdown-timeout: 10          # seconds to drain and close on SIGTERM (1..3600)
  *   memory-limit: 8GiB            # memory all memory backstores may hold together, or "unlimited";
  *                                 # default: half of the physical memory (the container's limit if any)
+ *   sanitize-rate: 64MiB          # bytes per second a SANITIZE OVERWRITE may write, or "unlimited"
  * </pre>
  *
  * @param stateDir          absolute directory for persistent state
@@ -23,17 +24,30 @@ import java.time.Duration;
  * @param ioThreadsPerLun   I/O executor threads per LU for blocking stores
  * @param shutdownTimeout   how long a stop may take before the daemon gives up waiting
  * @param memoryLimit       bytes all memory backstores may allocate together; {@link #UNLIMITED} for none
+ * @param sanitizeRate      bytes per second SANITIZE OVERWRITE may write per LU; 0 for no pacing
  */
 public record DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsPerLun, Duration shutdownTimeout,
-                             long memoryLimit) {
+                             long memoryLimit, long sanitizeRate) {
 
     /** {@code memory-limit: unlimited}. */
     public static final long UNLIMITED = Long.MAX_VALUE;
 
-    /** With the default memory limit. */
+    /** With the default memory limit and sanitize rate. */
     public DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsPerLun, Duration shutdownTimeout) {
         this(stateDir, eventLoopThreads, ioThreadsPerLun, shutdownTimeout, defaultMemoryLimit());
     }
+
+    /** With the default sanitize rate. */
+    public DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsPerLun, Duration shutdownTimeout,
+                          long memoryLimit) {
+        this(stateDir, eventLoopThreads, ioThreadsPerLun, shutdownTimeout, memoryLimit, DEFAULT_SANITIZE_RATE);
+    }
+
+    /**
+     * 64 MiB/s: a sanitize is hours of background work on a real disk; at this pace it leaves most
+     * of a disk's (or the memory bus's) bandwidth to the other LUs, and a 1 GiB LU is done in 16 s.
+     */
+    public static final long DEFAULT_SANITIZE_RATE = 64L << 20;
 
     /** Seconds a stop may take by default: well under systemd's default TimeoutStopSec of 90 s. */
     public static final int DEFAULT_SHUTDOWN_SECONDS = 10;
@@ -47,7 +61,7 @@ public record DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsP
     /** The defaults, with the state directory next to the config file. */
     public static DaemonSettings defaults(Path configDir) {
         return new DaemonSettings(configDir.resolve("state"), defaultEventLoopThreads(), DEFAULT_IO_THREADS_PER_LUN,
-                Duration.ofSeconds(DEFAULT_SHUTDOWN_SECONDS), defaultMemoryLimit());
+                Duration.ofSeconds(DEFAULT_SHUTDOWN_SECONDS), defaultMemoryLimit(), DEFAULT_SANITIZE_RATE);
     }
 
     /**

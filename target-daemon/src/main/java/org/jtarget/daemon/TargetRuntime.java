@@ -91,7 +91,8 @@ public final class TargetRuntime implements DaemonRuntime {
     private IscsiTargetDefinition targetDefinition(TargetConfig target) throws IOException {
         List<LogicalUnitDefinition> luns = new ArrayList<>();
         for (LunConfig lun : target.luns()) {
-            luns.add(new LogicalUnitDefinition(lun.lun(), stores.get(lun.backstore()), lun.readOnly(), lun.removable()));
+            luns.add(new LogicalUnitDefinition(lun.lun(), stores.get(lun.backstore()), lun.readOnly(), lun.removable(),
+                    config.daemon().sanitizeRate()));
         }
         List<IscsiPortalDefinition> portals = new ArrayList<>();
         Map<Integer, TargetPortGroup> groups = new TreeMap<>();

@@ -145,7 +145,7 @@ class ConfigLoaderTest {
     @Test
     void unknownDaemonKey() {
         assertError("daemon: { threads: 2 }\n" + PORTALS,
-                "daemon.threads: unknown key (expected one of: state-dir, event-loop-threads, io-threads-per-lun, shutdown-timeout, memory-limit)");
+                "daemon.threads: unknown key (expected one of: state-dir, event-loop-threads, io-threads-per-lun, shutdown-timeout, memory-limit, sanitize-rate)");
     }
 
     @Test
@@ -457,6 +457,14 @@ class ConfigLoaderTest {
         assertThat(load("daemon: { memory-limit: unlimited }\n" + PORTALS).daemon().memoryLimit())
                 .isEqualTo(DaemonSettings.UNLIMITED);
         assertThat(load(PORTALS).daemon().memoryLimit()).isEqualTo(DaemonSettings.defaultMemoryLimit()).isPositive();
+    }
+
+    @Test
+    void sanitizeRateTakesASizeOrUnlimitedAndDefaultsTo64MibPerSecond() throws Exception {
+        assertThat(load("daemon: { sanitize-rate: 1GiB }\n" + PORTALS).daemon().sanitizeRate()).isEqualTo(1L << 30);
+        assertThat(load("daemon: { sanitize-rate: unlimited }\n" + PORTALS).daemon().sanitizeRate()).isZero();
+        assertThat(load(PORTALS).daemon().sanitizeRate()).isEqualTo(64L << 20);
+        assertError("daemon: { sanitize-rate: -1 }\n" + PORTALS, "daemon.sanitize-rate: must be positive, got -1");
     }
 
     @Test

@@ -86,6 +86,8 @@ public final class LogicalUnit {
         return modes.softwareWriteProtect() ? SenseReason.LOGICAL_UNIT_SOFTWARE_WRITE_PROTECTED : null;
     }
     public boolean removable() { return definition.removable(); }
+    /** Bytes per second SANITIZE OVERWRITE may write (0 = unpaced); see SbcSanitize.Job. */
+    public long sanitizeBytesPerSecond() { return definition.sanitizeBytesPerSecond(); }
     public LuIdentity identity() { return identity; }
     public Executor ioExecutor() { return ioExecutor; }
     public ModeParameters modes() { return modes; }

@@ -9,8 +9,16 @@ import org.jtarget.backstore.spi.Backstore;
  * @param store     the backing store (the LU does not close it)
  * @param readOnly  refuse writes with DATA PROTECT / WRITE PROTECTED (also if the store is read-only)
  * @param removable report RMB in INQUIRY (SPC-4 6.4.2)
+ * @param sanitizeBytesPerSecond how fast SANITIZE OVERWRITE may write; 0 = as fast as the store goes
  */
-public record LogicalUnitDefinition(int lun, Backstore store, boolean readOnly, boolean removable) {
+public record LogicalUnitDefinition(int lun, Backstore store, boolean readOnly, boolean removable,
+                                    long sanitizeBytesPerSecond) {
+
+    /** An LU whose sanitize is not paced (tests, tools). */
+    public LogicalUnitDefinition(int lun, Backstore store, boolean readOnly, boolean removable) {
+        this(lun, store, readOnly, removable, 0);
+    }
+
     public LogicalUnitDefinition {
         if (lun < 0 || lun > 16383) {
             throw new IllegalArgumentException("LUN out of range 0..16383: " + lun);

@@ -39,8 +39,9 @@ import static org.jtarget.scsi.cdb.Opcodes.*;
  * than 0: INVALID FIELD IN CDB). While the operation runs, the gate answers NOT READY / SANITIZE
  * IN PROGRESS to everything but INQUIRY, REPORT LUNS and REQUEST SENSE (which reports the
  * progress). IMMED = 1 returns status once the parameters are validated and the operation has
- * started; the work runs on the LU's I/O executor in bounded chunks, never on an event loop. It
- * continues through aborts and resets (SBC-4 4.11.2).
+ * started; IMMED = 0 returns it when the operation ends. The work runs on the LU's I/O executor
+ * in bounded chunks, never on an event loop, paced to {@code daemon.sanitize-rate}. It continues
+ * through aborts and resets (SBC-4 4.11.2), see {@link Job}.
  */
 public final class SbcSanitize implements CommandHandler {
 
@@ -124,16 +125,22 @@ public final class SbcSanitize implements CommandHandler {
             ctx.fail(SenseReason.SANITIZE_IN_PROGRESS);
             return;
         }
-        if ((ctx.mode() & IMMED) != 0) {
-            try {
-                ctx.lu().ioExecutor().execute(job);
-                return;
-            } catch (RejectedExecutionException e) {
-                log.debug("I/O executor full: running SANITIZE in the command's thread");
-            }
+        if ((ctx.mode() & IMMED) == 0) {
+            // the command ends with the operation, unless it is aborted first (see Job)
+            job.bind(ctx);
+            ctx.detach(() -> start(job));
+        } else {
+            start(job);
         }
-        if (!job.runToEnd()) {
-            ctx.fail(SenseReason.SANITIZE_COMMAND_FAILED);
+    }
+
+    /** Runs the operation on the LU's I/O executor, or in this thread if the executor is full. */
+    private static void start(Job job) {
+        try {
+            job.lu.ioExecutor().execute(job);
+        } catch (RejectedExecutionException e) {
+            log.debug("I/O executor full: running SANITIZE in the command's thread");
+            job.run();
         }
     }
 
@@ -187,6 +194,15 @@ public final class SbcSanitize implements CommandHandler {
     /**
      * The sanitize operation itself: OVERWRITE passes ({@code plain} non-null) or BLOCK ERASE
      * (unmap), chunk by chunk with progress, ending the LU's sanitize state however it ends.
+     *
+     * <p>The operation outlives its command (SBC-4 4.11.2: task management functions, resets and
+     * I_T nexus loss do not stop a sanitize). With IMMED = 0 the job is bound to the command and
+     * ends it when the operation ends; if the command is aborted first (ABORT TASK, a reset, a
+     * lost connection), the job ends the command at once, as aborted, and carries on alone.
+     *
+     * <p>OVERWRITE is paced to the LU's sanitize rate ({@code daemon.sanitize-rate}): like a
+     * RAID rebuild, it is background work that must not take the whole disk or memory bandwidth
+     * from the other LUs of the daemon.
      */
     static final class Job implements Runnable {
         private final LogicalUnit lu;
@@ -195,6 +211,10 @@ public final class SbcSanitize implements CommandHandler {
         private final int passes;
         private final boolean ause;
         private boolean released;
+        /** The IMMED = 0 command still waiting for the end of the operation, or null. */
+        private CommandContext command;
+        private long startNanos;
+        private long bytesWritten;
 
         Job(LogicalUnit lu, ByteBuf plain, ByteBuf inverted, int passes, boolean ause) {
             this.lu = lu;
@@ -204,15 +224,29 @@ public final class SbcSanitize implements CommandHandler {
             this.ause = ause;
         }
 
+        /** Makes the job end {@code ctx} (a detached IMMED = 0 command) when it ends. */
+        void bind(CommandContext ctx) {
+            this.command = ctx;
+        }
+
         @Override
         public void run() {
-            runToEnd();
+            boolean ok = runToEnd();
+            CommandContext ctx = command;
+            if (ctx != null) {
+                command = null;
+                if (!ok) {
+                    ctx.fail(SenseReason.SANITIZE_COMMAND_FAILED);
+                }
+                ctx.cmd().eventLoop().execute(ctx.completion());
+            }
         }
 
         /** @return true if the operation completed without error */
         boolean runToEnd() {
             boolean ok = false;
             try {
+                startNanos = System.nanoTime();
                 if (plain == null) {
                     erase();
                 } else {
@@ -222,6 +256,10 @@ public final class SbcSanitize implements CommandHandler {
                 ok = true;
             } catch (IOException | RuntimeException e) {
                 log.warn("SANITIZE of LUN {} failed: the LU is in sanitize failure mode", lu.lun(), e);
+            } catch (InterruptedException e) {
+                log.warn("SANITIZE of LUN {} interrupted (daemon stopping): the LU is in sanitize failure mode",
+                        lu.lun());
+                Thread.currentThread().interrupt();
             } finally {
                 release();
                 lu.medium().endSanitize(ok, ause);
@@ -235,10 +273,11 @@ public final class SbcSanitize implements CommandHandler {
             for (long done = 0; done < total; done += step) {
                 lu.store().unmap(done, Math.min(step, total - done));
                 lu.medium().sanitizeProgress(done, total);
+                endAbortedCommand();
             }
         }
 
-        private void overwrite() throws IOException {
+        private void overwrite() throws IOException, InterruptedException {
             long total = lu.blockCount();
             int chunkBlocks = plain.readableBytes() / lu.blockSize();
             boolean fua = !lu.modes().writeCacheEnabled();
@@ -249,7 +288,32 @@ public final class SbcSanitize implements CommandHandler {
                     int n = (int) Math.min(chunkBlocks, total - done);
                     lu.store().write(done, src.slice(src.readerIndex(), n * lu.blockSize()), fua);
                     lu.medium().sanitizeProgress(pass * total + done, passes * total);
+                    endAbortedCommand();
+                    pace((long) n * lu.blockSize());
                 }
+            }
+        }
+
+        /** Sleeps as long as it takes to stay at or below the LU's sanitize rate. */
+        private void pace(long bytes) throws InterruptedException {
+            long rate = lu.sanitizeBytesPerSecond();
+            bytesWritten += bytes;
+            if (rate <= 0) {
+                return;
+            }
+            long dueNanos = (long) (bytesWritten * 1e9 / rate);
+            long aheadMillis = (dueNanos - (System.nanoTime() - startNanos)) / 1_000_000;
+            if (aheadMillis > 0) {
+                Thread.sleep(aheadMillis);
+            }
+        }
+
+        /** An aborted IMMED = 0 command ends now (as aborted); the operation goes on. */
+        private void endAbortedCommand() {
+            CommandContext ctx = command;
+            if (ctx != null && ctx.cmd().isAborted()) {
+                command = null;
+                ctx.cmd().eventLoop().execute(ctx.completion());
             }
         }
 

@@ -5,6 +5,7 @@ import org.jtarget.scsi.lun.CoreHarness.Result;
 import org.jtarget.scsi.lun.TestStore;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.ScsiStatus;
+import org.jtarget.scsi.spi.TmfRequest;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -146,6 +147,23 @@ class SbcSanitizeTest {
         h.runIo(); // the job
         assertThat(h.run(TUR).status()).isEqualTo(ScsiStatus.GOOD);
         assertThat(store.data).containsOnly((byte) 0x5A);
+    }
+
+    @Test
+    void abortingAWaitingSanitizeEndsTheCommandButNotTheOperation() {
+        TestStore store = new TestStore(512, 4096, false, false); // two 1 MiB chunks
+        CoreHarness h = CoreHarness.of(store, false);
+        ScsiCommand cmd = h.submit(NEXUS_A, 0, 7, sanitize(0x01, 8), 8, overwriteList(1, 4, 0x3C)); // IMMED = 0
+        h.io.poll().run(); // execute: the operation is queued, the command waits for it
+        assertThat(h.results.get(cmd)).isNull();
+        h.tmf(TmfRequest.Function.ABORT_TASK, NEXUS_A, 0, 7);
+        assertThat(h.tmfResponses).isEmpty(); // SAM-5: the TMF answers once the task has ended
+        h.runIo(); // the operation: the command ends (aborted) at its first chunk, the rest goes on
+        assertThat(h.results.get(cmd).end()).isEqualTo("aborted");
+        assertThat(h.tmfResponses).hasSize(1);
+        assertThat(store.data).containsOnly((byte) 0x3C);
+        h.run(TUR); // the LUN's unit attentions, if any
+        assertThat(h.run(TUR).status()).isEqualTo(ScsiStatus.GOOD);
     }
 
     @Test
