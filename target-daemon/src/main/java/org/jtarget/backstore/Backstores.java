@@ -3,6 +3,7 @@ package org.jtarget.backstore;
 import org.jtarget.backstore.block.BlockBackstores;
 import org.jtarget.backstore.file.FileBackstores;
 import org.jtarget.backstore.memory.MemoryBackstore;
+import org.jtarget.backstore.partition.PartitionBackstores;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.config.BackstoreConfig;
@@ -18,12 +19,31 @@ public final class Backstores {
     private Backstores() {
     }
 
-    /** Opens the store; the caller owns it and must close it. */
+    /**
+     * Opens a memory, file or block store; the caller owns it and must close it. Partitions need
+     * their parent: {@link #open(BackstoreConfig, Backstore)}.
+     */
     public static Backstore open(BackstoreConfig config) throws ConfigException {
+        return open(config, null);
+    }
+
+    /**
+     * Opens the store; the caller owns it and must close it.
+     *
+     * @param parent for a partition, its opened parent store (borrowed: close the partition first,
+     *               then the parent); ignored otherwise
+     */
+    public static Backstore open(BackstoreConfig config, Backstore parent) throws ConfigException {
         return switch (config.type()) {
             case MEMORY -> openMemory(config);
             case FILE -> FileBackstores.open(config);
             case BLOCK -> BlockBackstores.open(config);
+            case PARTITION -> {
+                if (parent == null) {
+                    throw new IllegalArgumentException("partition " + config.name() + " needs its parent " + config.of());
+                }
+                yield PartitionBackstores.open(config, parent);
+            }
         };
     }
 

@@ -18,32 +18,65 @@ import java.util.Map;
 
 /**
  * The open backstores of a configuration, by name. Opening is all or nothing: if one store fails,
- * those already opened are closed again. Closing flushes each store (in reverse order).
+ * those already opened are closed again. Stores are opened in two rounds, whole stores then
+ * partitions (which borrow their parent, opened once and shared), and closed in reverse opening
+ * order: every partition flushes and closes before the parent it lives in.
  */
 public final class BackstoreSet implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(BackstoreSet.class);
 
-    private final Map<String, Backstore> stores;
+    /** Opens one store; a partition gets its opened parent. A seam for tests. */
+    @FunctionalInterface
+    interface Opener {
+        Backstore open(BackstoreConfig config, Backstore parent) throws ConfigException;
+    }
 
-    private BackstoreSet(Map<String, Backstore> stores) {
+    private final Map<String, Backstore> stores;
+    private final List<Backstore> openingOrder;
+
+    private BackstoreSet(Map<String, Backstore> stores, List<Backstore> openingOrder) {
         this.stores = stores;
+        this.openingOrder = openingOrder;
     }
 
     /** Opens every backstore of {@code config}; a failure names the config file and key. */
     public static BackstoreSet open(JtargetConfig config) throws ConfigException {
-        Map<String, Backstore> opened = new LinkedHashMap<>();
+        return open(config, Backstores::open);
+    }
+
+    static BackstoreSet open(JtargetConfig config, Opener opener) throws ConfigException {
+        Map<String, Backstore> byName = new LinkedHashMap<>();
+        List<Backstore> order = new ArrayList<>();
         try {
-            for (BackstoreConfig bc : config.backstores()) {
-                Backstore store = Backstores.open(bc);
-                opened.put(bc.name(), store);
-                LOG.info("backstore {} opened: {} {}, {} blocks of {} bytes", bc.name(), bc.type().configName(),
-                        ByteSize.format(store.info().sizeBytes()), store.info().blockCount(), store.info().blockSize());
+            for (boolean partitions : new boolean[] {false, true}) {
+                for (BackstoreConfig bc : config.backstores()) {
+                    if (bc.isPartition() == partitions) {
+                        Backstore store = opener.open(bc, partitions ? byName.get(bc.of()) : null);
+                        byName.put(bc.name(), store);
+                        order.add(store);
+                        logOpened(bc, store);
+                    }
+                }
             }
-            return new BackstoreSet(opened);
         } catch (ConfigException e) {
-            new BackstoreSet(opened).close();
+            new BackstoreSet(byName, order).close();
             throw e.withSource(config.source().toString());
+        }
+        Map<String, Backstore> inConfigOrder = new LinkedHashMap<>();
+        for (BackstoreConfig bc : config.backstores()) {
+            inConfigOrder.put(bc.name(), byName.get(bc.name()));
+        }
+        return new BackstoreSet(inConfigOrder, order);
+    }
+
+    private static void logOpened(BackstoreConfig bc, Backstore store) {
+        if (bc.isPartition()) {
+            LOG.info("backstore {} opened: partition of {} at {}, {} blocks of {} bytes", bc.name(), bc.of(),
+                    ByteSize.format(bc.offsetBytes()), store.info().blockCount(), store.info().blockSize());
+        } else {
+            LOG.info("backstore {} opened: {} {}, {} blocks of {} bytes", bc.name(), bc.type().configName(),
+                    ByteSize.format(store.info().sizeBytes()), store.info().blockCount(), store.info().blockSize());
         }
     }
 
@@ -57,12 +90,11 @@ public final class BackstoreSet implements AutoCloseable {
         return Collections.unmodifiableMap(stores);
     }
 
-    /** Flushes and closes every store, newest first; logs failures and keeps going. */
+    /** Flushes and closes every store, newest first (partitions before parents); logs failures and keeps going. */
     @Override
     public void close() {
-        List<Backstore> reverse = new ArrayList<>(stores.values());
-        Collections.reverse(reverse);
-        for (Backstore store : reverse) {
+        for (int i = openingOrder.size() - 1; i >= 0; i--) {
+            Backstore store = openingOrder.get(i);
             try {
                 store.close();
                 LOG.debug("backstore {} closed", store.name());
