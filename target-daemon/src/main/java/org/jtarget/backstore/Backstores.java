@@ -3,6 +3,8 @@ package org.jtarget.backstore;
 import org.jtarget.backstore.block.BlockBackstores;
 import org.jtarget.backstore.file.FileBackstores;
 import org.jtarget.backstore.memory.MemoryBackstore;
+import org.jtarget.backstore.memory.MemoryBudget;
+import org.jtarget.backstore.partition.PartitionBackstores;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.config.BackstoreConfig;
@@ -18,22 +20,52 @@ public final class Backstores {
     private Backstores() {
     }
 
-    /** Opens the store; the caller owns it and must close it. */
+    /**
+     * Opens a memory, file or block store; the caller owns it and must close it. Partitions need
+     * their parent: {@link #open(BackstoreConfig, Backstore)}.
+     */
     public static Backstore open(BackstoreConfig config) throws ConfigException {
+        return open(config, null);
+    }
+
+    /** As {@link #open(BackstoreConfig, Backstore, MemoryBudget)} with no memory limit. */
+    public static Backstore open(BackstoreConfig config, Backstore parent) throws ConfigException {
+        return open(config, parent, new MemoryBudget(MemoryBudget.UNLIMITED));
+    }
+
+    /**
+     * Opens the store; the caller owns it and must close it.
+     *
+     * @param parent for a partition, its opened parent store (borrowed: close the partition first,
+     *               then the parent); ignored otherwise
+     * @param budget the memory a memory store draws on ({@code daemon.memory-limit}, shared by
+     *               all memory stores of a daemon); ignored otherwise
+     */
+    public static Backstore open(BackstoreConfig config, Backstore parent, MemoryBudget budget)
+            throws ConfigException {
         return switch (config.type()) {
-            case MEMORY -> openMemory(config);
+            case MEMORY -> openMemory(config, budget);
             case FILE -> FileBackstores.open(config);
             case BLOCK -> BlockBackstores.open(config);
+            case PARTITION -> {
+                if (parent == null) {
+                    throw new IllegalArgumentException("partition " + config.name() + " needs its parent " + config.of());
+                }
+                yield PartitionBackstores.open(config, parent);
+            }
         };
     }
 
-    private static Backstore openMemory(BackstoreConfig config) throws ConfigException {
+    /** A memory store drawing on {@code budget}; failing that is a config error naming the key. */
+    private static Backstore openMemory(BackstoreConfig config, MemoryBudget budget) throws ConfigException {
         try {
             return new MemoryBackstore(config.name(), config.blockSize(), config.blockCount(), config.thin(),
-                    Boolean.TRUE.equals(config.writeCache()), MemoryBackstore.DEFAULT_CHUNK_SIZE);
+                    Boolean.TRUE.equals(config.writeCache()), MemoryBackstore.DEFAULT_CHUNK_SIZE, budget);
         } catch (StoreException e) {
-            throw new ConfigException(null, "backstores[" + config.name() + "].size",
-                    "cannot allocate " + config.sizeBytes() + " bytes: " + e.getMessage(), e);
+            // no cause: the budget refused a fully provisioned store; a cause: the system had no memory
+            String key = e.getCause() == null ? "daemon.memory-limit" : "backstores[" + config.name() + "].size";
+            throw new ConfigException(null, key, "cannot allocate " + config.sizeBytes() + " bytes for memory backstore "
+                    + config.name() + ": " + e.getMessage(), e);
         }
     }
 }

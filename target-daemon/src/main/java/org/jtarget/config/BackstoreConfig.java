@@ -9,6 +9,7 @@ import java.nio.file.Path;
  * - { name: ram0,  type: memory, size: 1GiB }
  * - { name: file0, type: file, path: data/file0.img, size: 4GiB, create: true }
  * - { name: disk0, type: block, path: /dev/loop3 }
+ * - { name: part-a, type: partition, of: file0, offset: 0, size: 1GiB }
  * </pre>
  * Keys: {@code name}, {@code type} (memory|file|block), {@code size} (bytes or K/M/G/T, KiB..TiB, binary;
  * block: optional, must match the device), {@code path} (file and block, relative to the config
@@ -17,6 +18,11 @@ import java.nio.file.Path;
  * {@code thin} (memory: allocate on first write and deallocate on unmap, default true),
  * {@code write-cache} (WCE: file and block default true, memory default false), {@code direct}
  * (file and block: O_DIRECT, bypass the page cache; block default true, file default false).
+ *
+ * <p>A {@code partition} is a byte range of another (memory, file or block) store that backs a
+ * LUN of its own: keys {@code name}, {@code type}, {@code of} (the parent store), {@code offset}
+ * and {@code size} (bytes, multiples of the parent's block size). Block size, thin provisioning,
+ * write cache and I/O mode are the parent's; partitions do not nest.
  *
  * @param name        unique config name LUNs refer to
  * @param type        the store kind
@@ -29,9 +35,17 @@ import java.nio.file.Path;
  * @param thin        thin provisioned (allocated on write, unmap deallocates)
  * @param writeCache  write cache enabled, or null for the store's default
  * @param direct      O_DIRECT I/O, or null for the store's default
+ * @param of          partition: the parent store's name; null for other types
+ * @param offsetBytes partition: where it starts in the parent, in bytes; 0 for other types
  */
 public record BackstoreConfig(String name, Type type, Path path, long sizeBytes, boolean create, int blockSize,
-                              boolean thin, Boolean writeCache, Boolean direct) {
+                              boolean thin, Boolean writeCache, Boolean direct, String of, long offsetBytes) {
+
+    /** A memory, file or block store. */
+    public BackstoreConfig(String name, Type type, Path path, long sizeBytes, boolean create, int blockSize,
+                           boolean thin, Boolean writeCache, Boolean direct) {
+        this(name, type, path, sizeBytes, create, blockSize, thin, writeCache, direct, null, 0);
+    }
 
     /** A store with the default I/O mode ({@code direct} absent). */
     public BackstoreConfig(String name, Type type, Path path, long sizeBytes, boolean create, int blockSize,
@@ -39,12 +53,27 @@ public record BackstoreConfig(String name, Type type, Path path, long sizeBytes,
         this(name, type, path, sizeBytes, create, blockSize, thin, writeCache, null);
     }
 
+    /**
+     * A partition of {@code parent}: {@code sizeBytes} bytes from {@code offsetBytes}. Block size,
+     * thin and write cache are copied from the parent's config (block size 0 while the parent is a
+     * block device whose block size is only known when it opens).
+     */
+    public static BackstoreConfig partition(String name, BackstoreConfig parent, long offsetBytes, long sizeBytes) {
+        return new BackstoreConfig(name, Type.PARTITION, null, sizeBytes, false, parent.blockSize(), parent.thin(),
+                parent.writeCache(), parent.direct(), parent.name(), offsetBytes);
+    }
+
+    /** True for a partition of another store. */
+    public boolean isPartition() {
+        return type == Type.PARTITION;
+    }
+
     /** The default logical block size: what every initiator expects. */
     public static final int DEFAULT_BLOCK_SIZE = 512;
 
     /** Store kinds, named as in the config file. */
     public enum Type {
-        MEMORY("memory"), FILE("file"), BLOCK("block");
+        MEMORY("memory"), FILE("file"), BLOCK("block"), PARTITION("partition");
 
         private final String configName;
 

@@ -23,6 +23,9 @@ final class BackstoreReader {
             "block-size", "thin", "write-cache", "direct");
     private static final Set<String> BLOCK_KEYS = ConfigNode.keys("name", "type", "path", "size",
             "block-size", "thin", "write-cache", "direct");
+    /** Every key any store type knows: a key outside these is a typo whatever the type. */
+    private static final Set<String> ALL_KEYS = ConfigNode.keys("name", "type", "path", "size", "create",
+            "block-size", "thin", "write-cache", "direct", "of", "offset");
     /** S_IFMT and S_IFBLK of stat(2)'s st_mode: the file type bits and "block device". */
     private static final int S_IFMT = 0170000;
     private static final int S_IFBLK = 0060000;
@@ -34,7 +37,9 @@ final class BackstoreReader {
         List<BackstoreConfig> result = new ArrayList<>();
         Set<String> names = new HashSet<>();
         Set<Path> paths = new HashSet<>();
-        for (ConfigNode node : root.maps("backstores")) {
+        List<ConfigNode> nodes = root.maps("backstores");
+        List<PartitionReader.Pending> partitions = new ArrayList<>();
+        for (ConfigNode node : nodes) {
             BackstoreConfig b = readOne(node, baseDir);
             if (!names.add(b.name())) {
                 throw node.error("name", "duplicate backstore name '" + b.name() + "'");
@@ -42,19 +47,27 @@ final class BackstoreReader {
             if (b.path() != null && !paths.add(b.path())) {
                 throw node.error("path", "file " + b.path() + " is already used by another backstore");
             }
+            if (b.isPartition()) {
+                partitions.add(new PartitionReader.Pending(node, result.size(), b));
+            }
             result.add(b);
         }
+        PartitionReader.resolve(partitions, result);
         return result;
     }
 
     private static BackstoreConfig readOne(ConfigNode node, Path baseDir) throws ConfigException {
-        node.requireOnlyKeys(FILE_KEYS);
+        node.requireOnlyKeys(ALL_KEYS);
         String name = node.requireString("name");
         String typeName = node.requireString("type");
         Type type = Type.of(typeName);
         if (type == null) {
-            throw node.error("type", "unknown type '" + typeName + "' (expected memory, file or block)");
+            throw node.error("type", "unknown type '" + typeName + "' (expected memory, file, block or partition)");
         }
+        if (type == Type.PARTITION) {
+            return PartitionReader.readOne(node, name);
+        }
+        node.requireOnlyKeys(FILE_KEYS);
         if (type == Type.MEMORY) {
             node.requireOnlyKeys(MEMORY_KEYS);
         }
@@ -109,20 +122,27 @@ final class BackstoreReader {
 
     /** The {@code size} key in bytes (0 if absent and not required), a positive multiple of the block size. */
     private static long size(ConfigNode node, int blockSize, boolean required) throws ConfigException {
-        Object v = node.scalar("size");
+        long size = bytes(node, "size", required);
+        return size == -1 ? 0 : checkMultiple(node, size, blockSize);
+    }
+
+    /**
+     * A byte-size key ({@code 4096}, {@code 1GiB}...): its value, or -1 if absent and not required.
+     * Used for every key that holds bytes so that all accept the same spellings.
+     */
+    static long bytes(ConfigNode node, String key, boolean required) throws ConfigException {
+        Object v = node.scalar(key);
         if (v == null) {
             if (required) {
-                throw node.error("size", "missing (required)");
+                throw node.error(key, "missing (required)");
             }
-            return 0;
+            return -1;
         }
-        long size;
         try {
-            size = v instanceof Integer || v instanceof Long ? ((Number) v).longValue() : ByteSize.parse(v.toString());
+            return v instanceof Integer || v instanceof Long ? ((Number) v).longValue() : ByteSize.parse(v.toString());
         } catch (IllegalArgumentException e) {
-            throw node.error("size", e.getMessage());
+            throw node.error(key, e.getMessage());
         }
-        return checkMultiple(node, size, blockSize);
     }
 
     private static long checkMultiple(ConfigNode node, long size, int blockSize) throws ConfigException {

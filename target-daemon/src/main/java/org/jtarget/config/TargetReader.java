@@ -86,6 +86,7 @@ final class TargetReader {
             if (stores.stream().noneMatch(b -> b.name().equals(store))) {
                 throw lunNode.error("backstore", "unknown backstore '" + store + "'");
             }
+            checkNotPartitioned(lunNode, store, stores);
             String earlier = lunOfStore.putIfAbsent(store, "LUN " + lun + " of " + iqn);
             if (earlier != null) {
                 throw lunNode.error("backstore", "backstore '" + store + "' is already " + earlier
@@ -95,6 +96,25 @@ final class TargetReader {
         }
         luns.sort(Comparator.comparingInt(LunConfig::lun));
         return luns;
+    }
+
+    /**
+     * A store carved into partitions backs no LUN itself: the whole store and a partition would be
+     * two LUs over the same blocks, the case the one-store-one-LU rule exists to prevent. This also
+     * keeps one LUN from using a parent and its partitions at once.
+     */
+    private static void checkNotPartitioned(ConfigNode lunNode, String store, List<BackstoreConfig> stores)
+            throws ConfigException {
+        List<String> parts = new ArrayList<>();
+        for (BackstoreConfig b : stores) {
+            if (store.equals(b.of())) {
+                parts.add(b.name());
+            }
+        }
+        if (!parts.isEmpty()) {
+            throw lunNode.error("backstore", "backstore '" + store + "' is divided into partitions ("
+                    + String.join(", ", parts) + "); use a partition, or remove them to use the whole store");
+        }
     }
 
     private static List<String> acl(ConfigNode node) throws ConfigException {

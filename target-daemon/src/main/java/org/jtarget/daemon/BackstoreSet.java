@@ -1,10 +1,8 @@
 package org.jtarget.daemon;
 
 import org.jtarget.backstore.Backstores;
-import org.jtarget.backstore.memory.MemoryBackstore;
 import org.jtarget.backstore.memory.MemoryBudget;
 import org.jtarget.backstore.spi.Backstore;
-import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.config.BackstoreConfig;
 import org.jtarget.config.ByteSize;
 import org.jtarget.config.ConfigException;
@@ -21,53 +19,74 @@ import java.util.Map;
 
 /**
  * The open backstores of a configuration, by name. Opening is all or nothing: if one store fails,
- * those already opened are closed again. Closing flushes each store (in reverse order).
+ * those already opened are closed again. Stores are opened in two rounds, whole stores then
+ * partitions (which borrow their parent, opened once and shared), and closed in reverse opening
+ * order: every partition flushes and closes before the parent it lives in.
  *
- * <p>Memory stores share one {@link MemoryBudget} of {@code daemon.memory-limit}, so they are
- * opened here rather than through {@link Backstores#open}, which knows no budget.
+ * <p>Memory stores share one {@link MemoryBudget} of {@code daemon.memory-limit}.
  */
 public final class BackstoreSet implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(BackstoreSet.class);
 
+    /** Opens one store; a partition gets its opened parent. A seam for tests. */
+    @FunctionalInterface
+    interface Opener {
+        Backstore open(BackstoreConfig config, Backstore parent) throws ConfigException;
+    }
+
     private final Map<String, Backstore> stores;
+    private final List<Backstore> openingOrder;
     private final MemoryBudget memoryBudget;
 
-    private BackstoreSet(Map<String, Backstore> stores, MemoryBudget memoryBudget) {
+    private BackstoreSet(Map<String, Backstore> stores, List<Backstore> openingOrder, MemoryBudget memoryBudget) {
         this.stores = stores;
+        this.openingOrder = openingOrder;
         this.memoryBudget = memoryBudget;
     }
 
     /** Opens every backstore of {@code config}; a failure names the config file and key. */
     public static BackstoreSet open(JtargetConfig config) throws ConfigException {
-        Map<String, Backstore> opened = new LinkedHashMap<>();
         MemoryBudget budget = new MemoryBudget(config.daemon().memoryLimit());
-        try {
-            for (BackstoreConfig bc : config.backstores()) {
-                Backstore store = bc.type() == BackstoreConfig.Type.MEMORY ? openMemory(bc, budget) : Backstores.open(bc);
-                opened.put(bc.name(), store);
-                LOG.info("backstore {} opened: {} {}, {} blocks of {} bytes", bc.name(), bc.type().configName(),
-                        ByteSize.format(store.info().sizeBytes()), store.info().blockCount(), store.info().blockSize());
-            }
-            if (budget.limit() != MemoryBudget.UNLIMITED) {
-                LOG.info("memory backstores may hold {} together (daemon.memory-limit)", ByteSize.format(budget.limit()));
-            }
-            return new BackstoreSet(opened, budget);
-        } catch (ConfigException e) {
-            new BackstoreSet(opened, budget).close();
-            throw e.withSource(config.source().toString());
+        BackstoreSet set = open(config, (bc, parent) -> Backstores.open(bc, parent, budget), budget);
+        if (budget.limit() != MemoryBudget.UNLIMITED) {
+            LOG.info("memory backstores may hold {} together (daemon.memory-limit)", ByteSize.format(budget.limit()));
         }
+        return set;
     }
 
-    /** A memory store drawing on the daemon's budget; failing that is a config error naming the key. */
-    static MemoryBackstore openMemory(BackstoreConfig bc, MemoryBudget budget) throws ConfigException {
+    static BackstoreSet open(JtargetConfig config, Opener opener, MemoryBudget budget) throws ConfigException {
+        Map<String, Backstore> byName = new LinkedHashMap<>();
+        List<Backstore> order = new ArrayList<>();
         try {
-            return new MemoryBackstore(bc.name(), bc.blockSize(), bc.blockCount(), bc.thin(),
-                    Boolean.TRUE.equals(bc.writeCache()), MemoryBackstore.DEFAULT_CHUNK_SIZE, budget);
-        } catch (StoreException e) {
-            String key = e.getCause() == null ? "daemon.memory-limit" : "backstores[" + bc.name() + "].size";
-            throw new ConfigException(null, key, "cannot allocate " + bc.sizeBytes() + " bytes for memory backstore "
-                    + bc.name() + ": " + e.getMessage(), e);
+            for (boolean partitions : new boolean[] {false, true}) {
+                for (BackstoreConfig bc : config.backstores()) {
+                    if (bc.isPartition() == partitions) {
+                        Backstore store = opener.open(bc, partitions ? byName.get(bc.of()) : null);
+                        byName.put(bc.name(), store);
+                        order.add(store);
+                        logOpened(bc, store);
+                    }
+                }
+            }
+        } catch (ConfigException e) {
+            new BackstoreSet(byName, order, budget).close();
+            throw e.withSource(config.source().toString());
+        }
+        Map<String, Backstore> inConfigOrder = new LinkedHashMap<>();
+        for (BackstoreConfig bc : config.backstores()) {
+            inConfigOrder.put(bc.name(), byName.get(bc.name()));
+        }
+        return new BackstoreSet(inConfigOrder, order, budget);
+    }
+
+    private static void logOpened(BackstoreConfig bc, Backstore store) {
+        if (bc.isPartition()) {
+            LOG.info("backstore {} opened: partition of {} at {}, {} blocks of {} bytes", bc.name(), bc.of(),
+                    ByteSize.format(bc.offsetBytes()), store.info().blockCount(), store.info().blockSize());
+        } else {
+            LOG.info("backstore {} opened: {} {}, {} blocks of {} bytes", bc.name(), bc.type().configName(),
+                    ByteSize.format(store.info().sizeBytes()), store.info().blockCount(), store.info().blockSize());
         }
     }
 
@@ -86,12 +105,11 @@ public final class BackstoreSet implements AutoCloseable {
         return Collections.unmodifiableMap(stores);
     }
 
-    /** Flushes and closes every store, newest first; logs failures and keeps going. */
+    /** Flushes and closes every store, newest first (partitions before parents); logs failures and keeps going. */
     @Override
     public void close() {
-        List<Backstore> reverse = new ArrayList<>(stores.values());
-        Collections.reverse(reverse);
-        for (Backstore store : reverse) {
+        for (int i = openingOrder.size() - 1; i >= 0; i--) {
+            Backstore store = openingOrder.get(i);
             try {
                 store.close();
                 LOG.debug("backstore {} closed", store.name());

@@ -253,7 +253,7 @@ class ConfigLoaderTest {
     @Test
     void unknownBackstoreType() {
         assertError(PORTALS + "backstores:\n  - { name: x, type: disk, size: 1M }\n",
-                "backstores[0].type: unknown type 'disk' (expected memory, file or block)");
+                "backstores[0].type: unknown type 'disk' (expected memory, file, block or partition)");
     }
 
     @Test

@@ -1,0 +1,245 @@
+package org.jtarget.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Random;
+import org.jtarget.initiator.raw.LoginResult;
+import org.jtarget.initiator.raw.RawIscsiClient;
+import org.jtarget.initiator.raw.ScsiResult;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * One backing file carved into three partitions served by two targets with different ACLs
+ * (issue 4): qemu-img writes distinct random data to the two writable partitions, each reads back
+ * by SHA-256, and the file holds each partition's bytes at its configured offset; the read-only
+ * partition answers DATA PROTECT to WRITE; an initiator outside a target's ACL cannot log in to it;
+ * sibling partitions report their own sizes and serial numbers.
+ *
+ * <pre>
+ * file0.img  0        16 MiB                 48 MiB    56 MiB    64 MiB
+ *            | part-a | part-b               | part-ro | (unused) |
+ *            target A   target B              target A
+ *            LUN 0      LUN 0                 LUN 1 (read-only)
+ * </pre>
+ */
+class PartitionIT {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+    private static final String IQN_A = "iqn.2026-11.org.jtarget:part-a";
+    private static final String IQN_B = "iqn.2026-11.org.jtarget:part-b";
+    private static final String ALPHA = "iqn.2026-11.org.client:alpha";
+    private static final String BETA = "iqn.2026-11.org.client:beta";
+    private static final long MIB = 1L << 20;
+    private static final long A_OFFSET = 0;
+    private static final long A_BYTES = 16 * MIB;
+    private static final long B_OFFSET = 16 * MIB;
+    private static final long B_BYTES = 32 * MIB;
+    private static final long RO_BYTES = 8 * MIB;
+    private static final int BLOCK = 512;
+
+    @RegisterExtension
+    static final DaemonExtension DAEMON = new DaemonExtension(port -> """
+                portals:
+                  - name: default
+                    listen: 127.0.0.1:%d
+                backstores:
+                  - { name: file0, type: file, path: file0.img, size: 64MiB, create: true }
+                  - { name: part-a, type: partition, of: file0, offset: 0, size: 16MiB }
+                  - { name: part-b, type: partition, of: file0, offset: 16MiB, size: 32MiB }
+                  - { name: part-ro, type: partition, of: file0, offset: 48MiB, size: 8MiB }
+                targets:
+                  - iqn: %s
+                    portals: [default]
+                    luns:
+                      - { lun: 0, backstore: part-a }
+                      - { lun: 1, backstore: part-ro, read-only: true }
+                    acl: [%s]
+                  - iqn: %s
+                    portals: [default]
+                    luns:
+                      - { lun: 0, backstore: part-b }
+                    acl: [%s]
+                """.formatted(port, IQN_A, ALPHA, IQN_B, BETA));
+
+    @Test
+    void eachPartitionKeepsItsOwnDataAtItsOffsetInTheFile() throws Exception {
+        ClientTool.requireQemuImgWithIscsi();
+        Path dir = DAEMON.daemon().dir();
+        Path imageA = dir.resolve("a-in.img");
+        Path imageB = dir.resolve("b-in.img");
+        String shaA = writeRandomImage(imageA, A_BYTES, 41);
+        String shaB = writeRandomImage(imageB, B_BYTES, 42);
+        assertThat(shaA).isNotEqualTo(shaB);
+
+        qemuImg("convert", "-n", "-f", "raw", imageA.toString(), "--target-image-opts", iscsiOpts(IQN_A, ALPHA));
+        qemuImg("convert", "-n", "-f", "raw", imageB.toString(), "--target-image-opts", iscsiOpts(IQN_B, BETA));
+
+        assertThat(readBackSha256(IQN_A, ALPHA, dir.resolve("a-out.img"), A_BYTES))
+                .as("SHA-256 of part-a read back over iSCSI").isEqualTo(shaA);
+        assertThat(readBackSha256(IQN_B, BETA, dir.resolve("b-out.img"), B_BYTES))
+                .as("SHA-256 of part-b read back over iSCSI").isEqualTo(shaB);
+
+        Path file = dir.resolve("file0.img");
+        assertThat(Files.size(file)).isEqualTo(64 * MIB);
+        assertThat(sha256Range(file, A_OFFSET, A_BYTES)).as("file0.img [0, 16 MiB) holds part-a").isEqualTo(shaA);
+        assertThat(sha256Range(file, B_OFFSET, B_BYTES)).as("file0.img [16 MiB, 48 MiB) holds part-b").isEqualTo(shaB);
+        assertThat(sha256Range(file, B_OFFSET + B_BYTES, RO_BYTES)).as("part-ro, never written, is still zeros")
+                .isEqualTo(sha256Zeros(RO_BYTES));
+    }
+
+    @Test
+    void readOnlyPartitionAnswersDataProtectToWrite() throws IOException {
+        try (RawIscsiClient c = login(ALPHA, IQN_A)) {
+            assertThat(c.testUnitReadyClearingUnitAttention(1).good()).isTrue();
+            ScsiResult w = c.write10(1, 0, new byte[BLOCK], BLOCK);
+            assertThat(w.status()).as("WRITE(10) to the read-only partition: " + w).isEqualTo(ScsiResult.CHECK_CONDITION);
+            assertThat(w.senseKey()).as("DATA PROTECT").isEqualTo(0x07);
+            assertThat(w.additionalSenseCode()).as("WRITE PROTECTED").isEqualTo(0x27);
+            assertThat(c.read10(1, 0, 1, BLOCK).good()).as("reads still work").isTrue();
+            assertThat(c.logout()).isZero();
+        }
+    }
+
+    @Test
+    void anInitiatorOutsideATargetsAclCannotLogInToItsPartition() throws IOException {
+        assertRefused(ALPHA, IQN_B);
+        assertRefused(BETA, IQN_A);
+        try (RawIscsiClient c = login(BETA, IQN_B)) {
+            assertThat(c.logout()).isZero();
+        }
+    }
+
+    @Test
+    void siblingPartitionsReportTheirOwnSizeAndSerialNumber() throws IOException {
+        try (RawIscsiClient a = login(ALPHA, IQN_A); RawIscsiClient b = login(BETA, IQN_B)) {
+            a.testUnitReadyClearingUnitAttention(0);
+            a.testUnitReadyClearingUnitAttention(1);
+            b.testUnitReadyClearingUnitAttention(0);
+            assertThat(blocks(a, 0)).isEqualTo(A_BYTES / BLOCK);
+            assertThat(blocks(a, 1)).isEqualTo(RO_BYTES / BLOCK);
+            assertThat(blocks(b, 0)).isEqualTo(B_BYTES / BLOCK);
+            String serialA = serial(a, 0);
+            String serialRo = serial(a, 1);
+            String serialB = serial(b, 0);
+            assertThat(serialA).isNotBlank().isNotEqualTo(serialB).isNotEqualTo(serialRo);
+            assertThat(serialB).isNotEqualTo(serialRo);
+            a.logout();
+            b.logout();
+        }
+    }
+
+    private static RawIscsiClient login(String initiator, String target) throws IOException {
+        RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, DAEMON.daemon().port(), TIMEOUT);
+        LoginResult r = c.login(initiator, target);
+        assertThat(r.succeeded()).as(initiator + " -> " + target + ": " + r + "\n" + DAEMON.daemon().describe())
+                .isTrue();
+        return c;
+    }
+
+    /** RFC 7143 11.13.5: status class 2 (initiator error), detail 02h (authorization failure). */
+    private static void assertRefused(String initiator, String target) throws IOException {
+        try (RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, DAEMON.daemon().port(), TIMEOUT)) {
+            LoginResult r = c.login(initiator, target);
+            assertThat(r.succeeded()).as(initiator + " -> " + target + ": " + r).isFalse();
+            assertThat(r.statusClass()).as(r.toString()).isEqualTo(2);
+            assertThat(r.statusDetail()).as(r.toString()).isEqualTo(0x02);
+        }
+    }
+
+    /** READ CAPACITY (10) (SBC-4 5.20): the returned last LBA + 1. */
+    private static long blocks(RawIscsiClient c, int lun) throws IOException {
+        ScsiResult r = c.execute(lun, new byte[] {0x25, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 8);
+        assertThat(r.good()).as("READ CAPACITY(10) LUN " + lun + ": " + r).isTrue();
+        return (ByteBuffer.wrap(r.data()).getInt(0) & 0xFFFFFFFFL) + 1;
+    }
+
+    /** VPD 80h Unit Serial Number (SPC-4 7.8.17): the serial from byte 4. */
+    private static String serial(RawIscsiClient c, int lun) throws IOException {
+        ScsiResult r = c.inquiry(lun, true, 0x80, 255);
+        assertThat(r.good()).as("INQUIRY VPD 80h LUN " + lun + ": " + r).isTrue();
+        int length = ByteBuffer.wrap(r.data()).getShort(2) & 0xFFFF;
+        return new String(r.data(), 4, length, StandardCharsets.US_ASCII).strip();
+    }
+
+    /** QEMU's iscsi block driver options, with the initiator name the ACL checks. */
+    private static String iscsiOpts(String target, String initiator) {
+        return "driver=iscsi,transport=tcp,portal=" + DaemonProcess.HOST + ":" + DAEMON.daemon().port()
+                + ",target=" + target + ",lun=0,initiator-name=" + initiator;
+    }
+
+    private static String readBackSha256(String target, String initiator, Path out, long bytes) throws Exception {
+        try {
+            qemuImg("convert", "-O", "raw", "--image-opts", iscsiOpts(target, initiator), out.toString());
+            assertThat(Files.size(out)).as("bytes read back from " + target).isEqualTo(bytes);
+            return sha256Range(out, 0, bytes);
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
+    private static void qemuImg(String... args) {
+        String[] cmd = new String[args.length + 1];
+        cmd[0] = "qemu-img";
+        System.arraycopy(args, 0, cmd, 1, args.length);
+        ClientTool.runOk(TIMEOUT, () -> DAEMON.daemon().describe(), cmd);
+    }
+
+    private static String writeRandomImage(Path file, long bytes, long seed) throws IOException {
+        MessageDigest sha = sha256();
+        Random random = new Random(seed);
+        byte[] chunk = new byte[(int) MIB];
+        try (OutputStream out = Files.newOutputStream(file)) {
+            for (long done = 0; done < bytes; done += chunk.length) {
+                random.nextBytes(chunk);
+                sha.update(chunk);
+                out.write(chunk);
+            }
+        }
+        return HexFormat.of().formatHex(sha.digest());
+    }
+
+    /** SHA-256 of {@code bytes} bytes of {@code file} from {@code offset}, read directly from the file. */
+    private static String sha256Range(Path file, long offset, long bytes) throws IOException {
+        MessageDigest sha = sha256();
+        byte[] buf = new byte[(int) MIB];
+        try (RandomAccessFile in = new RandomAccessFile(file.toFile(), "r")) {
+            in.seek(offset);
+            for (long left = bytes; left > 0; ) {
+                int n = in.read(buf, 0, (int) Math.min(buf.length, left));
+                assertThat(n).as(file + " ended " + left + " bytes early").isPositive();
+                sha.update(buf, 0, n);
+                left -= n;
+            }
+        }
+        return HexFormat.of().formatHex(sha.digest());
+    }
+
+    private static String sha256Zeros(long bytes) {
+        MessageDigest sha = sha256();
+        byte[] zeros = new byte[(int) MIB];
+        for (long left = bytes; left > 0; left -= zeros.length) {
+            sha.update(zeros, 0, (int) Math.min(zeros.length, left));
+        }
+        return HexFormat.of().formatHex(sha.digest());
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
