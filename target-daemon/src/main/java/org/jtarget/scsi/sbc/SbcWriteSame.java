@@ -77,6 +77,11 @@ public final class SbcWriteSame implements CommandHandler {
         ctx.lba(lba);
         ctx.blocks((int) blocks);
         if (blocks > 0 && (ctx.mode() & MODE_NDOB) == 0) {
+            if (ctx.cmd().expectedDataTransferLength() != lu.blockSize()) {
+                // SBC-4 5.48: the data-out is exactly one logical block; a shorter or longer
+                // buffer means the initiator and the device disagree on the block size
+                return ctx.invalidCdbField(lengthOffset, SenseBuilder.NONE);
+            }
             ctx.cmd().dataOutLength(lu.blockSize());
         }
         return null;

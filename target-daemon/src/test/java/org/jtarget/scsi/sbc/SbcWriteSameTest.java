@@ -112,6 +112,18 @@ class SbcWriteSameTest {
     }
 
     @Test
+    void aDataOutOtherThanOneBlockGivesInvalidFieldInCdbAndWritesNothing() {
+        for (int op : new int[] {WS10, WS16}) {
+            for (int bytes : new int[] {BS / 2, 2 * BS}) {
+                CoreHarness.Result r = ws(h, op, UNMAP, 0, 1, filled(bytes, 0xA6));
+                assertThat(r.status()).isEqualTo(ScsiStatus.CHECK_CONDITION);
+                assertThat(new int[] {r.senseKey(), r.asc()}).containsExactly(0x05, 0x24);
+            }
+        }
+        assertThat(store.calls).isEmpty();
+    }
+
+    @Test
     void bitZeroOfWriteSame10GivesInvalidFieldInCdb() {
         assertSense(ws(h, WS10, 0x01, 0, 1, block(1)), 5, 0x24, 0);
     }
