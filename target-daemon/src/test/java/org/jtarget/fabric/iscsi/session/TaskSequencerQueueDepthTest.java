@@ -3,11 +3,16 @@ package org.jtarget.fabric.iscsi.session;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
 import org.jtarget.io.LunQueueDepth;
+import org.jtarget.io.LunIoExecutors;
 import org.jtarget.io.LunQueueDepths;
+import org.jtarget.scsi.lun.LogicalUnitDefinition;
+import org.jtarget.scsi.lun.ScsiTargetCore;
+import org.jtarget.scsi.lun.TestStore;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.ScsiStatus;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayDeque;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -227,6 +232,54 @@ class TaskSequencerQueueDepthTest {
         pdu.word20(refItt);
         pdu.cmdSn(cmdSn);
         pdu.maxCmdSn(refCmdSn); // word 32: RefCmdSN
+        return pdu;
+    }
+
+    /**
+     * The real core on a blocking store whose I/O the test runs by hand (the LU's I/O executor
+     * only collects tasks): the LU never has more than 2 commands at the store, MaxCmdSN in the
+     * responses stays put while commands wait, and moves on once the store has caught up.
+     */
+    @Test
+    void realCoreOnAHandRunStoreHoldsMaxCmdSnWhileTheLuIsSaturated() {
+        ArrayDeque<Runnable> storeIo = new ArrayDeque<>();
+        TestStore store = new TestStore(512, 64, false, false);
+        ScsiTargetCore core = new ScsiTargetCore(SessionFixture.TARGET,
+                List.of(new LogicalUnitDefinition(0, store, false, false)), new LunIoExecutors(name -> storeIo::add));
+        try (SessionFixture f = new SessionFixture(core, depth2(), ISID_A)) {
+            f.send(f.command(1, 1, false, false, 0, null, true)); // TEST UNIT READY: ends at once
+            assertThat(onlySent(f, Opcode.SCSI_RESPONSE).byte3()).isEqualTo(ScsiStatus.GOOD);
+            for (int i = 2; i <= 5; i++) {
+                f.send(read10(f, i, i));
+            }
+            assertThat(storeIo).as("two commands at the store, two waiting").hasSize(2);
+            int held = f.session().window().maxCmdSn();
+            assertThat(held).isEqualTo(5);
+
+            for (int done = 1; done <= 2; done++) {
+                storeIo.poll().run(); // the store finishes one read; a waiting one takes its place
+                f.channel.runPendingTasks();
+                Seen dataIn = onlySent(f, Opcode.SCSI_DATA_IN);
+                assertThat(dataIn.byte3()).isEqualTo(ScsiStatus.GOOD);
+                assertThat(dataIn.maxCmdSn()).as("held while a command waits").isEqualTo(held);
+                assertThat(storeIo).hasSize(2);
+            }
+            assertThat(f.session().window().held()).isZero();
+            storeIo.poll().run();
+            f.channel.runPendingTasks();
+            assertThat(onlySent(f, Opcode.SCSI_DATA_IN).maxCmdSn()).as("reopened").isEqualTo(held + 3);
+            storeIo.poll().run();
+            f.channel.runPendingTasks();
+            assertThat(onlySent(f, Opcode.SCSI_DATA_IN).maxCmdSn()).isEqualTo(5 + SessionFixture.WINDOW);
+            assertThat(store.calls).containsExactly("read 2 1", "read 3 1", "read 4 1", "read 5 1");
+        }
+    }
+
+    /** READ(10) of one 512-byte block at LBA {@code itt}. */
+    private static IscsiPdu read10(SessionFixture f, int itt, int cmdSn) {
+        IscsiPdu pdu = f.command(itt, cmdSn, true, false, 512, null, true);
+        pdu.bhs().setInt(IscsiPdu.CDB_OFFSET + 2, itt);
+        pdu.bhs().setShort(IscsiPdu.CDB_OFFSET + 7, 1);
         return pdu;
     }
 }
