@@ -12,7 +12,8 @@ import java.util.Set;
 final class TargetReader {
 
     private static final Set<String> TARGET_KEYS = ConfigNode.keys("iqn", "alias", "portals", "luns", "acl", "chap");
-    private static final Set<String> LUN_KEYS = ConfigNode.keys("lun", "backstore", "read-only", "removable");
+    private static final Set<String> LUN_KEYS = ConfigNode.keys("lun", "backstore", "read-only", "removable",
+            "queue-depth");
     private static final Set<String> CHAP_KEYS = ConfigNode.keys("user", "secret", "mutual-user", "mutual-secret");
 
     /**
@@ -92,7 +93,9 @@ final class TargetReader {
                 throw lunNode.error("backstore", "backstore '" + store + "' is already " + earlier
                         + " (one backstore backs one logical unit)");
             }
-            luns.add(new LunConfig(lun, store, lunNode.bool("read-only", false), lunNode.bool("removable", false)));
+            int queueDepth = lunNode.integer("queue-depth", LunConfig.DEFAULT_QUEUE_DEPTH, 1, LunConfig.MAX_QUEUE_DEPTH);
+            luns.add(new LunConfig(lun, store, lunNode.bool("read-only", false), lunNode.bool("removable", false),
+                    queueDepth));
         }
         luns.sort(Comparator.comparingInt(LunConfig::lun));
         return luns;

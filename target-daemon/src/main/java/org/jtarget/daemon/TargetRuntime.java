@@ -16,6 +16,8 @@ import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
 import org.jtarget.fabric.iscsi.login.LoginSettings;
 import org.jtarget.fabric.iscsi.tcp.IscsiTcpFabric;
 import org.jtarget.io.LunIoExecutors;
+import org.jtarget.io.LunQueueDepths;
+import org.jtarget.fabric.iscsi.session.ConnectionSettings;
 import org.jtarget.scsi.alua.TargetPortGroup;
 import org.jtarget.scsi.alua.TargetPortGroups;
 import org.jtarget.scsi.lun.LogicalUnit;
@@ -81,7 +83,9 @@ public final class TargetRuntime implements DaemonRuntime {
         BufferPool pool = new BufferPool(config.daemon().eventLoopThreads());
         bossGroup = IscsiTcpFabric.newEventLoopGroup(1);
         workerGroup = IscsiTcpFabric.newEventLoopGroup(config.daemon().eventLoopThreads());
-        fabric = new IscsiTcpFabric(pool, bossGroup, workerGroup, targets, LoginSettings.defaults());
+        // LU queue depths (LunConfig.queueDepth): commands past them wait, holding their session's MaxCmdSN
+        fabric = new IscsiTcpFabric(pool, bossGroup, workerGroup, targets, LoginSettings.defaults(),
+                ConnectionSettings.defaults().withQueueDepths(queueDepths()));
         for (int i = 0; i < config.portals().size(); i++) {
             bind(i, config.portals().get(i));
         }
@@ -121,6 +125,17 @@ public final class TargetRuntime implements DaemonRuntime {
                 mediumWatch.watch(lu, probe);
             }
         }
+    }
+
+    /** The {@code queue-depth} of every LUN mapping, by target and LUN. */
+    private LunQueueDepths queueDepths() {
+        LunQueueDepths depths = new LunQueueDepths();
+        for (TargetConfig target : config.targets()) {
+            for (LunConfig lun : target.luns()) {
+                depths.limit(target.iqn(), lun.lun(), lun.queueDepth());
+            }
+        }
+        return depths;
     }
 
     private static IscsiPortalDefinition portalDefinition(PortalConfig p) {

@@ -139,7 +139,7 @@ class ConfigLoaderTest {
     @Test
     void unknownLunKeyLikeAReadonlyTypo() {
         assertError(withLuns("      - { lun: 0, backstore: ram0, readonly: true }\n"),
-                "targets[0].luns[0].readonly: unknown key (expected one of: lun, backstore, read-only, removable)");
+                "targets[0].luns[0].readonly: unknown key (expected one of: lun, backstore, read-only, removable, queue-depth)");
     }
 
     @Test

@@ -12,6 +12,12 @@ import io.netty.util.collection.IntObjectHashMap;
  * ExpCmdSN and inFlight up together, completion moves inFlight down). Comparisons use serial
  * number arithmetic (RFC 1982, 32 bits). Single-threaded: used on the session's event loop only.
  *
+ * <p>Logical unit queue depth: while any of the session's commands waits for a slot of its LU
+ * ({@code org.jtarget.io.LunQueueDepth}), the window is <em>held</em>: MaxCmdSN stays where it
+ * was when the first one began to wait, whatever completes meanwhile, so an initiator feeding a
+ * saturated LU runs out of CmdSNs instead of filling target memory. When the last waiter is
+ * admitted MaxCmdSN jumps to what completions have freed (it never decreases either way).
+ *
  * @param <T> what is queued for later delivery
  */
 final class CmdSnWindow<T> {
@@ -30,6 +36,10 @@ final class CmdSnWindow<T> {
     private final IntObjectHashMap<T> waiting = new IntObjectHashMap<>();
     private int expCmdSn;
     private int inFlight;
+    /** Commands of this session waiting for their LU's queue depth. */
+    private int held;
+    /** MaxCmdSN when {@code held} went from 0 to 1. */
+    private int heldMaxCmdSn;
 
     CmdSnWindow(int expCmdSn, int window) {
         this.expCmdSn = expCmdSn;
@@ -45,7 +55,37 @@ final class CmdSnWindow<T> {
     }
 
     int maxCmdSn() {
+        int open = openMaxCmdSn();
+        return held > 0 && serialLess(heldMaxCmdSn, open) ? heldMaxCmdSn : open;
+    }
+
+    /** MaxCmdSN from the slots alone; never decreases (delivery and completion see to it). */
+    private int openMaxCmdSn() {
         return expCmdSn - 1 + window - inFlight;
+    }
+
+    /** How many commands the window admits past ExpCmdSN - 1 (the negotiated command window). */
+    int size() {
+        return window;
+    }
+
+    /** A command began to wait for its LU's queue depth: MaxCmdSN stops advancing. */
+    void hold() {
+        if (held++ == 0) {
+            heldMaxCmdSn = openMaxCmdSn();
+        }
+    }
+
+    /** A waiting command was admitted to its LU (or dropped); after the last one MaxCmdSN moves on. */
+    void unhold() {
+        if (held > 0) {
+            held--;
+        }
+    }
+
+    /** Commands of the session waiting for their LU's queue depth. */
+    int held() {
+        return held;
     }
 
     /** Commands delivered (or queued) that still hold a window slot. */

@@ -301,7 +301,8 @@ public final class IscsiConnection extends ChannelDuplexHandler {
         int tsih = registry.allocateTsih();
         IscsiTargetDefinition target = outcome.parameters().discovery() ? null : outcome.target();
         IscsiSession s = new IscsiSession(registry, target, outcome.parameters(), outcome.isid(), tsih,
-                portal.portalGroupTag(), outcome.expCmdSn(), loginSettings.commandWindow(), ctx.executor());
+                portal.portalGroupTag(), outcome.expCmdSn(), loginSettings.commandWindow(), ctx.executor(),
+                connectionSettings.queueDepths());
         registry.register(s);
         return s;
     }
@@ -521,6 +522,22 @@ public final class IscsiConnection extends ChannelDuplexHandler {
         ping.initiatorTaskTag(IscsiPdu.RESERVED_TAG);
         ping.targetTransferTag(pingTtt);
         writeAndFlush(ping);
+    }
+
+    /**
+     * Tells the initiator a moved MaxCmdSN when no response may be due for a while (waiting tasks
+     * were dropped): RFC 7143 11.19, a NOP-In with ITT and TTT 0xffffffff wants no answer and
+     * does not advance StatSN.
+     */
+    void announceWindow() {
+        if (closed) {
+            return;
+        }
+        IscsiPdu update = response(Opcode.NOP_IN, Unpooled.EMPTY_BUFFER, false);
+        update.finalFlag(true);
+        update.initiatorTaskTag(IscsiPdu.RESERVED_TAG);
+        update.targetTransferTag(IscsiPdu.RESERVED_TAG);
+        writeAndFlush(update);
     }
 
     private void logout(IscsiPdu pdu) {

@@ -1,5 +1,6 @@
 package org.jtarget.fabric.iscsi.session;
 
+import org.jtarget.io.LunQueueDepth;
 import org.jtarget.scsi.spi.ScsiCommand;
 
 /**
@@ -7,9 +8,19 @@ import org.jtarget.scsi.spi.ScsiCommand;
  * R2T / Data-In sequencing state (RFC 7143 10.7-10.8). Pooled per connection and reused, so the
  * hot path allocates neither tasks nor commands.
  */
-final class IscsiTask {
+final class IscsiTask implements LunQueueDepth.Waiter {
+
+    /** {@link #lunState}: not counted by a queue depth (no limit on its LU, or not yet asked). */
+    static final int LU_NONE = 0;
+    /** {@link #lunState}: waiting for a slot of {@link #queueDepth}; not submitted to the core. */
+    static final int LU_WAITING = 1;
+    /** {@link #lunState}: holds a slot of {@link #queueDepth}, given back when the task ends. */
+    static final int LU_ENTERED = 2;
 
     final ScsiCommand cmd = new ScsiCommand();
+    private final Runnable onAdmitted;
+    private final Runnable onCancelled;
+    private final TaskSequencer sequencer;
     int itt;
     int cmdSn;
     long lunField;
@@ -44,9 +55,35 @@ final class IscsiTask {
     /** This fabric aborted the command to end it with that CHECK CONDITION (not a TMF abort). */
     boolean endWithCrcError;
 
+    // ---- LU queue depth ----
+    LunQueueDepth queueDepth;
+    int lunState;
+    /** The queue's reset generation when this task began to wait. */
+    long waitGeneration;
+    /** Aborted while waiting but already admitted: drop it (and its slot) when the admission arrives. */
+    boolean abortedWhileWaiting;
+
     // ---- shared ----
     /** R2TSN / DataSN of the next R2T or Data-In: also the ExpDataSN of the SCSI Response. */
     int inPduSn;
+
+    IscsiTask(TaskSequencer sequencer) {
+        this.sequencer = sequencer;
+        this.onAdmitted = () -> sequencer.admitted(this);
+        this.onCancelled = () -> sequencer.cancelledWhileWaiting(this);
+    }
+
+    /** Any thread: hand the admission to the session's loop (allocation-free). */
+    @Override
+    public void admitted() {
+        sequencer.sessionLoop().execute(onAdmitted);
+    }
+
+    /** Any thread: another nexus cleared the LU's task set while this task waited. */
+    @Override
+    public void cancelled() {
+        sequencer.sessionLoop().execute(onCancelled);
+    }
 
     void reset() {
         cmd.reset();
@@ -68,5 +105,9 @@ final class IscsiTask {
         dataDigestError = false;
         endWithCrcError = false;
         inPduSn = 0;
+        queueDepth = null;
+        lunState = LU_NONE;
+        waitGeneration = 0;
+        abortedWhileWaiting = false;
     }
 }

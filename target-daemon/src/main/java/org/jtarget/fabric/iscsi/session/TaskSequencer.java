@@ -8,6 +8,7 @@ import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
 import org.jtarget.fabric.iscsi.pdu.RejectReason;
+import org.jtarget.io.LunQueueDepth;
 import org.jtarget.scsi.sense.SenseBuilder;
 import org.jtarget.scsi.sense.SenseReason;
 import org.jtarget.scsi.spi.DataDirection;
@@ -19,6 +20,7 @@ import org.jtarget.scsi.spi.TargetCore;
 import org.jtarget.scsi.spi.TaskAttribute;
 import org.jtarget.scsi.spi.TmfRequest;
 import org.slf4j.Logger;
+import io.netty.util.concurrent.EventExecutor;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
@@ -29,6 +31,12 @@ import java.util.ArrayDeque;
  * (R2T) Data-Out collected as retained slices, Data-In split at the initiator's
  * MaxRecvDataSegmentLength with the status in the last PDU, SCSI Response with sense and
  * residuals, and task management. Every method runs on the session's loop.
+ *
+ * <p>LU queue depth: a command whose LU has a {@link LunQueueDepth} is submitted to the core only
+ * once it holds a slot; until then it waits (its CmdSN consumed, no R2T sent, only unsolicited
+ * data kept) and the session's window is held ({@link CmdSnWindow#hold()}). NOP, Text, task
+ * management, Data-Out, R2T and Data-In never wait: only new SCSI commands do. Task management
+ * ends waiting tasks itself, since the core has not seen them.
  */
 final class TaskSequencer implements FabricOps {
 
@@ -89,10 +97,108 @@ final class TaskSequencer implements FabricOps {
             }
             IscsiTask task = fill(pdu, immediate);
             byItt.put(task.itt, task);
-            task.submitted = true;
-            session.core().submit(task.cmd);
+            if (admit(task)) {
+                task.submitted = true;
+                session.core().submit(task.cmd);
+            }
         } finally {
             pdu.release();
+        }
+    }
+
+    // ------------------------------------------------------------------ LU queue depth
+
+    /**
+     * Asks the task's LU queue depth for a slot.
+     *
+     * @return true if the task may go to the core now; false if it waits (or was answered)
+     */
+    private boolean admit(IscsiTask task) {
+        LunQueueDepth depth = session.queueDepth(task.cmd.lun());
+        if (depth == null) {
+            return true;
+        }
+        CmdSnWindow<IscsiSession.QueuedCommand> window = session.window();
+        if (task.immediate && window.held() >= window.size()) {
+            // immediate commands bypass the window; past a window's worth of waiting commands the
+            // initiator ignores back-pressure: SAM-5 5.3.1 TASK SET FULL is the last resort
+            task.cmd.status(ScsiStatus.TASK_SET_FULL);
+            sendResponse(task, 0);
+            return false;
+        }
+        task.queueDepth = depth;
+        long generation = depth.enter(task);
+        if (generation == LunQueueDepth.ADMITTED) {
+            task.lunState = IscsiTask.LU_ENTERED;
+            return true;
+        }
+        task.lunState = IscsiTask.LU_WAITING;
+        task.waitGeneration = generation;
+        window.hold(); // RFC 7143 4.2.2.1: MaxCmdSN stops advancing while the LU is saturated
+        return false;
+    }
+
+    /** The session's loop, where waiting tasks are handed back. */
+    EventExecutor sessionLoop() {
+        return session.loop();
+    }
+
+    /** On the session loop: a waiting task holds a slot of its LU now; submit it. */
+    void admitted(IscsiTask task) {
+        if (task.lunState != IscsiTask.LU_WAITING) {
+            task.queueDepth.exit(); // cannot happen: give the slot back rather than leak it
+            return;
+        }
+        task.lunState = IscsiTask.LU_ENTERED;
+        if (task.abortedWhileWaiting || task.waitGeneration != task.queueDepth.generation()
+                || connection.isClosed()) {
+            dropWaiting(task); // aborted while it waited: SAM-5 5.6, no status; the slot goes on
+            return;
+        }
+        session.window().unhold();
+        task.submitted = true;
+        session.core().submit(task.cmd); // its R2T or status carries the reopened MaxCmdSN
+    }
+
+    /** On the session loop: another I_T nexus cleared the task set while this task waited. */
+    void cancelledWhileWaiting(IscsiTask task) {
+        if (task.lunState != IscsiTask.LU_WAITING) {
+            return;
+        }
+        task.lunState = IscsiTask.LU_NONE;
+        dropWaiting(task);
+    }
+
+    /** Ends a task that waited, with no status; a MaxCmdSN that moved is announced (no response may come soon). */
+    private void dropWaiting(IscsiTask task) {
+        int before = session.window().maxCmdSn();
+        session.window().unhold();
+        finish(task);
+        if (session.window().maxCmdSn() != before) {
+            connection.announceWindow();
+        }
+    }
+
+    /** Ends a task that waits for its LU without telling the core (which never saw it). */
+    private void abortWaiting(IscsiTask task) {
+        if (task.queueDepth.cancel(task)) {
+            task.lunState = IscsiTask.LU_NONE;
+            session.window().unhold();
+            finish(task);
+        } else {
+            // admitted() is already on its way to this loop: it drops the task and its slot
+            task.abortedWhileWaiting = true;
+            forget(task);
+        }
+    }
+
+    /** Ends this connection's waiting tasks for {@code lun} (every LU if negative). */
+    void abortWaitingFor(int lun) {
+        for (IscsiTask task : byItt.values().toArray(new IscsiTask[0])) {
+            if (task.lunState == IscsiTask.LU_WAITING && !task.abortedWhileWaiting
+                    && (lun < 0 || task.cmd.lun() == lun)) {
+                abortWaiting(task);
+            }
         }
     }
 
@@ -139,7 +245,7 @@ final class TaskSequencer implements FabricOps {
     }
 
     private IscsiTask fill(IscsiPdu pdu, boolean immediate) {
-        IscsiTask task = pool.isEmpty() ? new IscsiTask() : pool.pop();
+        IscsiTask task = pool.isEmpty() ? new IscsiTask(this) : pool.pop();
         ScsiCommand cmd = task.cmd;
         task.itt = pdu.initiatorTaskTag();
         task.cmdSn = pdu.cmdSn();
@@ -490,7 +596,11 @@ final class TaskSequencer implements FabricOps {
 
     /** The task is over: forget it, release its buffers and recycle it. */
     private void finish(IscsiTask task) {
-        byItt.remove(task.itt);
+        forget(task);
+        if (task.lunState == IscsiTask.LU_ENTERED) {
+            task.lunState = IscsiTask.LU_NONE;
+            task.queueDepth.exit(); // may admit a waiting task of any session
+        }
         releaseWindowSlot(task);
         task.cmd.releaseBuffers();
         task.reset();
@@ -505,6 +615,7 @@ final class TaskSequencer implements FabricOps {
      * handed back to the core, which ends each with {@link #abortedTask} (or a status we drop).
      */
     void abortAll() {
+        abortWaitingFor(-1);
         for (IscsiTask task : byItt.values().toArray(new IscsiTask[0])) {
             task.cmd.markAborted();
         }
@@ -536,9 +647,10 @@ final class TaskSequencer implements FabricOps {
                 sendTmResponse(itt, TmfRequest.Response.TASK_ALLEGIANCE_REASSIGNMENT_NOT_SUPPORTED); // ERL 0
                 return;
             }
-            if (function == TmfRequest.Function.ABORT_TASK && !abortTaskKnownToCore(pdu)) {
+            if (function == TmfRequest.Function.ABORT_TASK && (abortedWaitingTask(pdu) || !abortTaskKnownToCore(pdu))) {
                 return;
             }
+            clearWaitingTasks(function, LunAddress.decode(pdu.lunField()));
             TmfRequest tmf = new TmfRequest(function, LunAddress.decode(pdu.lunField()), pdu.word20() & 0xffff_ffffL,
                     session.nexus(), this, session.loop(), new TmfContext(this, itt));
             session.core().submitTmf(tmf);
@@ -547,6 +659,58 @@ final class TaskSequencer implements FabricOps {
             }
         } finally {
             pdu.release();
+        }
+    }
+
+    /** The task stays in the pool's hands only: another task may reuse its ITT from now on. */
+    private void forget(IscsiTask task) {
+        if (byItt.get(task.itt) == task) {
+            byItt.remove(task.itt);
+        }
+    }
+
+    /** ABORT TASK of a task that waits for its LU: ended here (Function Complete); true if it was one. */
+    private boolean abortedWaitingTask(IscsiPdu pdu) {
+        int refItt = pdu.word20();
+        for (IscsiConnection c : session.connections()) {
+            IscsiTask task = c.tasks().find(refItt);
+            if (task != null && task.lunState == IscsiTask.LU_WAITING && !task.abortedWhileWaiting) {
+                c.tasks().abortWaiting(task);
+                sendTmResponse(pdu.initiatorTaskTag(), TmfRequest.Response.FUNCTION_COMPLETE);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Tasks waiting for their LU are not in the core's task set: a function that aborts tasks
+     * ends them here first (SAM-5 7.2 ABORT TASK SET: this nexus; 7.4 CLEAR TASK SET and 7.7
+     * LOGICAL UNIT RESET: every nexus of the LU; 7.9 target reset: every LU), before the core
+     * runs it, so none of them starts after the function's response.
+     */
+    private void clearWaitingTasks(TmfRequest.Function function, int lun) {
+        boolean allNexuses = function == TmfRequest.Function.CLEAR_TASK_SET
+                || function == TmfRequest.Function.LOGICAL_UNIT_RESET;
+        boolean target = function == TmfRequest.Function.TARGET_WARM_RESET
+                || function == TmfRequest.Function.TARGET_COLD_RESET;
+        if (!target && (lun < 0 || !allNexuses && function != TmfRequest.Function.ABORT_TASK_SET)) {
+            return; // a LUN that cannot exist has no waiting tasks
+        }
+        for (IscsiConnection c : session.connections()) {
+            c.tasks().abortWaitingFor(target ? -1 : lun);
+        }
+        if (allNexuses) {
+            LunQueueDepth depth = session.queueDepth(lun);
+            if (depth != null) {
+                depth.cancelAll();
+            }
+        } else if (target) {
+            for (LunQueueDepth depth : session.queueDepths()) {
+                if (depth != null) {
+                    depth.cancelAll();
+                }
+            }
         }
     }
 

@@ -38,4 +38,27 @@ class CmdSnWindowTest {
         assertThat(w.pollNext()).isEqualTo("c");
         assertThat(w.offer(2)).isEqualTo(CmdSnWindow.Verdict.IGNORE);
     }
+
+    @Test
+    void heldWindowKeepsMaxCmdSnUntilTheLastWaiterIsAdmitted() {
+        CmdSnWindow<String> w = new CmdSnWindow<>(1, 4);
+        w.offer(1);
+        w.offer(2);
+        assertThat(w.maxCmdSn()).isEqualTo(4);
+        w.hold();
+        w.offer(3);
+        w.hold();
+        w.completed();
+        w.completed();
+        assertThat(w.maxCmdSn()).as("completions free no CmdSN while held").isEqualTo(4);
+        assertThat(w.inWindow(5)).isFalse();
+        assertThat(w.offer(4)).isEqualTo(CmdSnWindow.Verdict.DELIVER);
+        w.unhold();
+        assertThat(w.maxCmdSn()).isEqualTo(4);
+        w.unhold();
+        assertThat(w.held()).isZero();
+        assertThat(w.maxCmdSn()).as("reopened: two slots came back").isEqualTo(6);
+        w.unhold();
+        assertThat(w.held()).as("never negative").isZero();
+    }
 }

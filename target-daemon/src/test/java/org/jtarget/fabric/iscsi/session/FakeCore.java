@@ -12,6 +12,8 @@ import java.util.List;
 final class FakeCore implements TargetCore {
 
     final List<ScsiCommand> submitted = new ArrayList<>();
+    /** The tags of {@link #submitted} when they came (commands are pooled and reset when they end). */
+    final List<Long> submittedTags = new ArrayList<>();
     final List<ScsiCommand> dataOutComplete = new ArrayList<>();
     final List<TmfRequest> tmfs = new ArrayList<>();
     final List<ITNexus> loggedIn = new ArrayList<>();
@@ -22,6 +24,7 @@ final class FakeCore implements TargetCore {
     @Override
     public void submit(ScsiCommand cmd) {
         submitted.add(cmd);
+        submittedTags.add(cmd.tag());
     }
 
     @Override

@@ -11,6 +11,8 @@ import org.jtarget.fabric.iscsi.login.LoginSettings;
 import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
+import org.jtarget.io.LunQueueDepths;
+import org.jtarget.scsi.spi.TargetCore;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -25,11 +27,11 @@ final class SessionFixture implements AutoCloseable {
     static final String TARGET = "iqn.2024-01.org.jtarget:disk";
     static final int WINDOW = 4;
 
-    final FakeCore core = new FakeCore();
+    /** The fake core, or null when the fixture runs a real one. */
+    final FakeCore core;
     final SessionRegistry registry = new SessionRegistry();
     final IscsiPortalDefinition portal = new IscsiPortalDefinition("p", "127.0.0.1", 3260, 1);
-    final IscsiTargetDefinition target = new IscsiTargetDefinition(TARGET, null, core, List.of("*"), null,
-            List.of(portal));
+    final IscsiTargetDefinition target;
     final IscsiConnection connection;
     final EmbeddedChannel channel;
     final NegotiatedParameters params;
@@ -41,13 +43,28 @@ final class SessionFixture implements AutoCloseable {
 
     SessionFixture(int initiatorMrdsl, int maxBurst, int firstBurst, int maxOutstandingR2t, boolean initialR2t,
                    String sessionType) {
+        this(initiatorMrdsl, maxBurst, firstBurst, maxOutstandingR2t, initialR2t, sessionType, new FakeCore(),
+                LunQueueDepths.NONE, 0x23d000000001L);
+    }
+
+    /** A session of initiator port {@code isid} to a target served by {@code core}, with these LU queue depths. */
+    SessionFixture(TargetCore core, LunQueueDepths depths, long isid) {
+        this(8192, 16384, 8192, 2, false, "Normal", core, depths, isid);
+    }
+
+    private SessionFixture(int initiatorMrdsl, int maxBurst, int firstBurst, int maxOutstandingR2t,
+                           boolean initialR2t, String sessionType, TargetCore targetCore, LunQueueDepths depths,
+                           long isid) {
+        this.core = targetCore instanceof FakeCore fake ? fake : null;
+        this.target = new IscsiTargetDefinition(TARGET, null, targetCore, List.of("*"), null, List.of(portal));
         params = new NegotiatedParameters(sessionType, INITIATOR, null, "Normal".equals(sessionType) ? TARGET : null,
                 false, false, 2, initialR2t, true, initiatorMrdsl, 262144, maxBurst, firstBurst, 2, 20,
                 maxOutstandingR2t, true, true, 0);
         LoginSettings settings = new LoginSettings(262144, 1 << 20, 262144, 8, 2, true, false, 2, 20, WINDOW);
-        connection = new IscsiConnection(registry, portal, List.of(target), settings, ConnectionSettings.defaults());
+        connection = new IscsiConnection(registry, portal, List.of(target), settings,
+                ConnectionSettings.defaults().withQueueDepths(depths));
         channel = new EmbeddedChannel(connection);
-        connection.startFullFeature(new LoginOutcome(target, params, 0x23d000000001L, 0, 1, 1, 100));
+        connection.startFullFeature(new LoginOutcome(target, params, isid, 0, 1, 1, 100));
     }
 
     SessionFixture() {
