@@ -22,7 +22,9 @@ import org.junit.jupiter.api.Test;
  * PROTECT / SPACE ALLOCATION FAILED WRITE PROTECT (SBC-4 4.7.3.6) and keeps what it acknowledged;
  * a deleted or replaced backing file takes its LU offline (NOT READY / LOGICAL UNIT NOT READY,
  * CAUSE NOT REPORTABLE, one ERROR line in the log) while INQUIRY, REPORT LUNS and the other LUNs
- * keep working; {@code daemon.memory-limit} caps a thin memory LUN and UNMAP gives the memory back.
+ * keep working; {@code daemon.memory-limit} caps a thin memory LUN and UNMAP gives the memory back;
+ * a backing file truncated under the daemon (the same inode: a store whose reads fail) answers
+ * MEDIUM ERROR / UNRECOVERED READ ERROR past its new end and keeps serving the blocks before it.
  *
  * <p>The daemon is started here rather than by {@link DaemonExtension} because the tmpfs must be
  * mounted before it opens the file (root can mount; without it the ENOSPC test is skipped).
@@ -36,6 +38,7 @@ class StoreFaultIT {
     private static final int MEMORY_LUN = 1;
     private static final int DELETED_LUN = 2;
     private static final int REPLACED_LUN = 3;
+    private static final int TRUNCATED_LUN = 4;
     private static final int CHUNK_BLOCKS = 512; // 256 KiB per WRITE(10)
     private static final long MIB_BLOCKS = (1L << 20) / BLOCK;
 
@@ -66,6 +69,7 @@ class StoreFaultIT {
                   - { name: ram, type: memory, size: 64MiB, thin: true }
                   - { name: deleted, type: file, path: deleted.img, size: 8MiB, create: true }
                   - { name: replaced, type: file, path: replaced.img, size: 8MiB, create: true }
+                  - { name: truncated, type: file, path: truncated.img, size: 64MiB, create: true }
                 targets:
                   - iqn: %s
                     portals: [default]
@@ -74,6 +78,7 @@ class StoreFaultIT {
                       - { lun: 1, backstore: ram }
                       - { lun: 2, backstore: deleted }
                       - { lun: 3, backstore: replaced }
+                      - { lun: 4, backstore: truncated }
                     acl: ["*"]
                 """.formatted(port, IQN)), port);
     }
@@ -241,6 +246,52 @@ class StoreFaultIT {
             assertThat(c.read10(MEMORY_LUN, 0, CHUNK_BLOCKS, BLOCK).data()).containsOnly((byte) 0);
             assertThat(logLines("daemon.memory-limit 16777216 bytes reached")).as(daemon.describe()).isEqualTo(1);
             assertThat(unmap(c, MEMORY_LUN, 0, (int) (64 * MIB_BLOCKS)).good()).isTrue();
+            assertThat(c.logout()).isZero();
+        }
+    }
+
+    /**
+     * {@code truncate -s 1M} of a served 64 MiB file (same inode, so the vanished-file watch stays
+     * quiet): READs past the new end are MEDIUM ERROR / UNRECOVERED READ ERROR 03/11/00 (SPC-4
+     * Annex D), also one straddling it, never zeros; READs before it keep their data; the LU stays
+     * online, the connection lives, the other LUNs answer, one WARN line. A WRITE past the new end
+     * is GOOD and extends the file again (pwrite; the gap reads as zeros): accepted, since it is
+     * what an initiator rewriting lost blocks wants.
+     */
+    @Test
+    void truncatedBackingFileIsAMediumErrorPastItsNewEnd() throws IOException {
+        try (RawIscsiClient c = login("truncated", TRUNCATED_LUN, MEMORY_LUN)) {
+            for (long lba = 0; lba < 4 * MIB_BLOCKS; lba += CHUNK_BLOCKS) {
+                assertThat(c.write10(TRUNCATED_LUN, lba, data(lba, CHUNK_BLOCKS), BLOCK).good()).isTrue();
+            }
+            assertThat(synchronizeCache(c, TRUNCATED_LUN).good()).isTrue();
+            Path file = dir.resolve("truncated.img");
+            ClientTool.Result t = ClientTool.run(TIMEOUT, daemon::describe, "truncate", "-s", "1M", file.toString());
+            assertThat(t.exitCode()).as(t.describe()).isZero();
+            assertThat(Files.size(file)).isEqualTo(1L << 20);
+
+            assertSense(c.read10(TRUNCATED_LUN, 2 * MIB_BLOCKS, 8, BLOCK), 0x03, 0x11, 0x00, "READ past the new end");
+            assertSense(c.read10(TRUNCATED_LUN, MIB_BLOCKS - 4, 8, BLOCK), 0x03, 0x11, 0x00, "READ across the new end");
+            assertSense(c.read10(TRUNCATED_LUN, 64 * MIB_BLOCKS - 1, 1, BLOCK), 0x03, 0x11, 0x00, "READ of the last LBA");
+            ScsiResult before = c.read10(TRUNCATED_LUN, MIB_BLOCKS - CHUNK_BLOCKS, CHUNK_BLOCKS, BLOCK);
+            assertThat(before.good()).as("READ before the new end: " + before).isTrue();
+            assertThat(before.data()).isEqualTo(data(MIB_BLOCKS - CHUNK_BLOCKS, CHUNK_BLOCKS));
+            assertThat(c.testUnitReady(TRUNCATED_LUN).good()).as("the LU stays online").isTrue();
+            assertThat(c.testUnitReady(MEMORY_LUN).good()).as("another LUN answers").isTrue();
+            assertThat(c.read10(MEMORY_LUN, 0, 8, BLOCK).good()).isTrue();
+
+            long lba = 3 * MIB_BLOCKS;
+            assertThat(c.write10(TRUNCATED_LUN, lba, data(lba + 1, CHUNK_BLOCKS), BLOCK).good())
+                    .as("WRITE past the new end").isTrue();
+            assertThat(Files.size(file)).as("the write extended the file").isEqualTo(lba * BLOCK + CHUNK_BLOCKS * BLOCK);
+            assertThat(c.read10(TRUNCATED_LUN, lba, CHUNK_BLOCKS, BLOCK).data()).isEqualTo(data(lba + 1, CHUNK_BLOCKS));
+            assertThat(c.read10(TRUNCATED_LUN, 2 * MIB_BLOCKS, 8, BLOCK).data()).as("the gap reads as zeros")
+                    .containsOnly((byte) 0);
+            assertSense(c.read10(TRUNCATED_LUN, 4 * MIB_BLOCKS, 8, BLOCK), 0x03, 0x11, 0x00, "READ past the end again");
+
+            assertThat(logLines("backstore truncated: file store truncated: read failed")).as("one WARN line\n"
+                    + daemon.describe()).isEqualTo(1);
+            assertThat(daemon.log()).contains("WARN").contains(file + " at byte").doesNotContain("truncated is gone");
             assertThat(c.logout()).isZero();
         }
     }

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import org.jtarget.initiator.raw.LoginResult;
 import org.jtarget.initiator.raw.RawIscsiClient;
@@ -15,7 +17,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A thin file LUN (`thin: true`): UNMAP really frees space in the backing file (`du` shrinks) and
- * the unmapped blocks read back as zeros, while the blocks around them keep their data.
+ * the unmapped blocks read back as zeros, while the blocks around them keep their data; GET LBA
+ * STATUS reports the hole as deallocated and the data around it as mapped, to the block.
  */
 class ThinFileIT {
 
@@ -57,6 +60,64 @@ class ThinFileIT {
         cdb[0] = 0x42;
         cdb[8] = 24; // PARAMETER LIST LENGTH
         return c.execute(0, cdb, list.array());
+    }
+
+    /** GET LBA STATUS (SBC-4 5.7: SERVICE ACTION IN(16) 9Eh, service action 12h) from {@code lba}. */
+    private static ScsiResult getLbaStatus(RawIscsiClient c, long lba, int allocationLength) throws IOException {
+        ByteBuffer cdb = ByteBuffer.allocate(16);
+        cdb.put((byte) 0x9E).put((byte) 0x12).putLong(lba).putInt(allocationLength);
+        return c.execute(0, cdb.array(), allocationLength);
+    }
+
+    /** The LBA status descriptors as "LBA+BLOCKS status" (status: mapped, deallocated or the number). */
+    private static List<String> descriptors(ScsiResult r) {
+        assertThat(r.good()).as("GET LBA STATUS: " + r + "\n" + DAEMON.daemon().describe()).isTrue();
+        ByteBuffer b = ByteBuffer.wrap(r.data());
+        int parameterDataLength = b.getInt(0);
+        assertThat((parameterDataLength - 4) % 16).as("PARAMETER DATA LENGTH %d", parameterDataLength).isZero();
+        List<String> rows = new ArrayList<>();
+        for (int at = 8; at < 4 + parameterDataLength; at += 16) {
+            int status = b.get(at + 12) & 0x0F;
+            rows.add(b.getLong(at) + "+" + Integer.toUnsignedLong(b.getInt(at + 8)) + " "
+                    + (status == 0 ? "mapped" : status == 1 ? "deallocated" : Integer.toString(status)));
+        }
+        return rows;
+    }
+
+    /**
+     * 4 MiB written at LBA 32768, then 1020 KiB unmapped at LBA 34824 (4 KiB aligned: the file
+     * system's allocation unit, VPD B0h granularity 8): GET LBA STATUS from the start of the data
+     * lists mapped 32768+2056, deallocated 34824+2040, mapped 36864+4096, then the never-written
+     * rest of the LUN deallocated; started inside the hole, it begins at that LBA.
+     */
+    @Test
+    void getLbaStatusReportsTheUnmappedRangeAsDeallocatedAndTheDataAroundItAsMapped() throws IOException {
+        try (RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, DAEMON.daemon().port(), TIMEOUT)) {
+            LoginResult login = c.login("iqn.2026-11.org.jtarget:thin-lba-status", IQN);
+            assertThat(login.succeeded()).as(login + "\n" + DAEMON.daemon().describe()).isTrue();
+            assertThat(c.testUnitReadyClearingUnitAttention(0).good()).isTrue();
+            byte[] chunk = new byte[CHUNK_BLOCKS * BLOCK];
+            new Random(11).nextBytes(chunk);
+            for (int lba = 32768; lba < 40960; lba += CHUNK_BLOCKS) {
+                assertThat(c.write10(0, lba, chunk, BLOCK).good()).as("WRITE(10) at " + lba).isTrue();
+            }
+            assertThat(c.execute(0, new byte[] {0x35, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0).good()).isTrue();
+            assertThat(descriptors(getLbaStatus(c, 32768, 8 + 16 * 4)))
+                    .as("before UNMAP").startsWith("32768+8192 mapped");
+
+            ScsiResult u = unmap(c, 34824, 2040);
+            assertThat(u.good()).as("UNMAP: " + u + "\n" + DAEMON.daemon().describe()).isTrue();
+
+            assertThat(descriptors(getLbaStatus(c, 32768, 8 + 16 * 4))).containsExactly(
+                    "32768+2056 mapped", "34824+2040 deallocated", "36864+4096 mapped",
+                    "40960+" + (131072 - 40960) + " deallocated");
+            assertThat(descriptors(getLbaStatus(c, 35000, 8 + 16 * 2))).as("from inside the hole").containsExactly(
+                    "35000+" + (36864 - 35000) + " deallocated", "36864+4096 mapped");
+            assertThat(c.read10(0, 34824, 8, BLOCK).data()).containsOnly((byte) 0);
+            assertThat(c.read10(0, 34816, 8, BLOCK).data()).as("the 4 KiB before the hole (a chunk's start)")
+                    .isEqualTo(Arrays.copyOfRange(chunk, 0, 8 * BLOCK));
+            assertThat(c.logout()).isZero();
+        }
     }
 
     @Test

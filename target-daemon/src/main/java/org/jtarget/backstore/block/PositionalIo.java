@@ -2,6 +2,7 @@ package org.jtarget.backstore.block;
 
 import io.netty.buffer.ByteBuf;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -30,7 +31,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * its memory and no thread keeps a dead store's segment. A caller finding every slot busy waits
  * (callers are I/O threads, never event loops).
  *
- * <p>Short transfers are continued and EINTR is retried; errors are {@link ErrnoException}s.
+ * <p>Short transfers are continued and EINTR is retried; errors are {@link ErrnoException}s. A read
+ * that meets the end of the file before its last byte (a file truncated under the store, a device
+ * that shrank) is an {@link EOFException}: the bytes it did not get are never passed off as data.
  */
 public final class PositionalIo implements AutoCloseable {
 
@@ -93,7 +96,10 @@ public final class PositionalIo implements AutoCloseable {
 
     /**
      * Reads {@code length} bytes at {@code offset} into {@code dst} at {@code index} (indexes
-     * unchanged; borrows dst). Past the end of the file, reads zeros.
+     * unchanged; borrows dst).
+     *
+     * @throws EOFException if the file ends before {@code offset + length} (truncated under us);
+     *                      {@code dst} then holds a partial transfer that must not be used
      */
     public void read(long offset, int length, ByteBuf dst, int index) throws IOException {
         Slot slot = acquire();
@@ -181,12 +187,17 @@ public final class PositionalIo implements AutoCloseable {
             if (n > 0) {
                 done += (int) n;
             } else if (n == 0) {
-                MemorySegment.ofAddress(address + done).reinterpret(length - done).fill((byte) 0);
-                return; // end of file (a file truncated under us): zeros, as FileBackstore reads it
+                throw endOfFile(offset + done);
             } else {
                 throwUnlessEintr(slot, "pread");
             }
         }
+    }
+
+    /** pread(2) returned 0 inside the range: the file ends at {@code at}, shorter than the store. */
+    EOFException endOfFile(long at) {
+        return new EOFException("pread on " + what + ": end of file at byte " + at
+                + " (the file is shorter than the store: truncated?)");
     }
 
     private void writeFully(Slot slot, long address, int length, long offset) throws IOException {

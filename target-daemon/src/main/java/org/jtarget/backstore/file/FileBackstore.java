@@ -7,6 +7,7 @@ import org.jtarget.backstore.spi.BackstoreInfo;
 import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.backstore.spi.StoreException.Kind;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
@@ -29,7 +30,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Errors: ENOSPC on a sparse file is SPACE_EXHAUSTED; a file that was deleted or replaced under
  * us is MEDIUM_GONE (checked on I/O errors and on flush, since Linux keeps serving an unlinked file
  * through the open descriptor and its data would be lost on restart); anything else is a
- * READ_ERROR or WRITE_ERROR. Blocking: the core runs this store on the LU's I/O executor.
+ * READ_ERROR or WRITE_ERROR. A file truncated under us (same inode) reads normally below its new
+ * end and gives READ_ERROR past it; a write past it extends the file again (pwrite semantics; the
+ * gap reads as zeros), which is what a rewrite of the lost blocks wants. Blocking: the core runs this store on the LU's I/O executor.
  *
  * <p>Thin (SBC-4 4.7.3): with {@code thin: true} the store unmaps by punching holes in the file
  * ({@link LinuxFileHoles}), which frees the disk space and reads back as zeros (LBPRZ), and
@@ -124,16 +127,18 @@ public final class FileBackstore implements Backstore {
         dst.writerIndex(writerIndex + length);
     }
 
-    /** Reads until {@code bb} is full; past the end of a file someone truncated, reads zeros. */
+    /**
+     * Reads until {@code bb} is full. The end of the file inside the store's range means someone
+     * truncated the file under us (same inode, so not MEDIUM_GONE): an {@link EOFException}, which
+     * {@link #classify} makes a READ_ERROR (MEDIUM ERROR / UNRECOVERED READ ERROR), never zeros or
+     * the buffer's old bytes passed off as data. Blocks before the new end still read.
+     */
     private long readFully(ByteBuffer bb, long pos) throws IOException {
         while (bb.hasRemaining()) {
             int n = channel.read(bb, pos);
             if (n < 0) {
-                int rest = bb.remaining();
-                for (int i = 0; i < rest; i++) {
-                    bb.put((byte) 0);
-                }
-                return pos + rest;
+                throw new EOFException("end of " + path + " at byte " + pos
+                        + " (the file is shorter than the store: truncated?)");
             }
             pos += n;
         }

@@ -6,7 +6,8 @@ import org.jtarget.scsi.sense.SenseReason;
 /**
  * Maps a store's {@link StoreException.Kind} to the sense it means:
  * <ul>
- * <li>READ_ERROR (EIO on read): MEDIUM ERROR / UNRECOVERED READ ERROR 11h/00h (SPC-4 Annex D);</li>
+ * <li>READ_ERROR (EIO on read, or a backing file that ends before the block: truncated under the
+ *     store): MEDIUM ERROR / UNRECOVERED READ ERROR 11h/00h (SPC-4 Annex D);</li>
  * <li>WRITE_ERROR (EIO on write or flush): MEDIUM ERROR / WRITE ERROR 0Ch/00h;</li>
  * <li>SPACE_EXHAUSTED (ENOSPC, quota, the memory limit): on a thin LU DATA PROTECT / SPACE
  *     ALLOCATION FAILED WRITE PROTECT 27h/07h (SBC-4 4.7.3.6); a fully provisioned LU has no

@@ -158,13 +158,13 @@ class PositionalIoTest {
     }
 
     @Test
-    void readingPastTheEndGivesZeros() throws IOException {
+    void readingPastTheEndIsAnEofErrorNotZeros() throws IOException {
         ByteBuf dst = Unpooled.buffer(1024);
         try (PositionalIo io = open(false)) {
-            dst.writeBytes(new byte[1024], 0, 0);
-            Arrays.fill(dst.array(), (byte) 7);
-            io.read(FILE_BYTES - 512, 1024, dst, 0);
-            assertThat(readBack(dst, 512, 512)).containsOnly((byte) 0);
+            assertThatThrownBy(() -> io.read(FILE_BYTES - 512, 1024, dst, 0)).isInstanceOf(java.io.EOFException.class)
+                    .hasMessageContaining("end of file at byte " + FILE_BYTES).hasMessageContaining(file.toString());
+            assertThatThrownBy(() -> io.read(FILE_BYTES, 512, dst, 0)).isInstanceOf(java.io.EOFException.class);
+            assertThat(dst.writerIndex()).as("the caller's indexes are untouched").isZero();
         } finally {
             dst.release();
         }

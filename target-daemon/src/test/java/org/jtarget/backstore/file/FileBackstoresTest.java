@@ -9,6 +9,8 @@ import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.config.BackstoreConfig;
 import org.jtarget.config.ConfigException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -160,6 +162,58 @@ class FileBackstoresTest {
             }
             assertThatThrownBy(() -> store.flush(0, 0)).isInstanceOf(StoreException.class)
                     .extracting(e -> ((StoreException) e).kind()).isEqualTo(StoreException.Kind.MEDIUM_GONE);
+        }
+    }
+
+    /**
+     * A file truncated under the store (same inode, so not gone): blocks below the new end read,
+     * blocks past it are READ_ERROR (never zeros or stale buffer bytes), one straddling it too; a
+     * write past it extends the file again and then reads back. Page cache and O_DIRECT alike.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aTruncatedFileIsAReadErrorPastItsNewEndAndAWriteExtendsItAgain(boolean odirect) throws Exception {
+        BackstoreConfig config = new BackstoreConfig("file0", BackstoreConfig.Type.FILE, dir.resolve("t.img"),
+                1L << 20, true, 512, false, null, odirect);
+        try (FileBackstore store = FileBackstores.open(config)) {
+            ByteBuf src = pattern(1 << 20, 5);
+            ByteBuf dst = alloc.directBuffer(8192);
+            try {
+                store.write(0, src, true);
+                try (var ch = java.nio.channels.FileChannel.open(dir.resolve("t.img"),
+                        java.nio.file.StandardOpenOption.WRITE)) {
+                    ch.truncate(65536); // 128 blocks left
+                }
+                store.read(120, 8, dst);
+                assertThat(ByteBufUtil.getBytes(dst)).isEqualTo(ByteBufUtil.getBytes(src, 120 * 512, 4096));
+                for (long lba : new long[] {128, 124, 2047}) {
+                    dst.clear();
+                    dst.writerIndex(0);
+                    long at = lba;
+                    assertThatThrownBy(() -> store.read(at, Math.min(8, (int) (2048 - at)), dst))
+                            .as("READ at %d", at).isInstanceOf(StoreException.class)
+                            .hasMessageContaining("read failed").hasMessageContaining("truncated?")
+                            .extracting(e -> ((StoreException) e).kind()).isEqualTo(StoreException.Kind.READ_ERROR);
+                    assertThat(dst.writerIndex()).as("nothing passed off as data").isZero();
+                }
+                ByteBuf again = pattern(4096, 9);
+                try {
+                    store.write(1000, again, true);
+                    assertThat(Files.size(dir.resolve("t.img"))).as("the write extended the file")
+                            .isEqualTo(1000 * 512 + 4096);
+                    dst.clear();
+                    store.read(1000, 8, dst);
+                    assertThat(ByteBufUtil.getBytes(dst)).isEqualTo(ByteBufUtil.getBytes(again));
+                    dst.clear();
+                    store.read(500, 8, dst);
+                    assertThat(ByteBufUtil.getBytes(dst)).as("the gap reads as zeros").containsOnly((byte) 0);
+                } finally {
+                    again.release();
+                }
+            } finally {
+                src.release();
+                dst.release();
+            }
         }
     }
 
