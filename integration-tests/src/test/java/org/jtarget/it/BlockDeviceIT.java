@@ -4,15 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import org.jtarget.initiator.raw.LoginResult;
@@ -100,7 +96,7 @@ class BlockDeviceIT {
     void qemuImgWritesAndReadsBackA16MiBImage() throws Exception {
         ClientTool.requireQemuImgWithIscsi();
         Path image = dir.resolve("random.img");
-        String sha = writeRandomImage(image, IMAGE_BYTES, 20261204L);
+        String sha = Images.writeRandom(image, IMAGE_BYTES, 20261204L);
         ClientTool.runOk(QEMU_TIMEOUT, daemon::describe, "qemu-img", "convert", "-n", "-f", "raw", "-O", "raw",
                 image.toString(), daemon.url(0));
 
@@ -109,8 +105,8 @@ class BlockDeviceIT {
                 + ",file.portal=" + DaemonProcess.HOST + ":" + daemon.port() + ",file.target=" + IQN + ",file.lun=0";
         ClientTool.runOk(QEMU_TIMEOUT, daemon::describe, "qemu-img", "convert", "-O", "raw", "--image-opts", opts,
                 out.toString());
-        assertThat(sha256(out)).as("SHA-256 read back over iSCSI").isEqualTo(sha);
-        assertThat(sha256Prefix(backing, IMAGE_BYTES)).as("SHA-256 of the loop device's file").isEqualTo(sha);
+        assertThat(Images.sha256(out)).as("SHA-256 read back over iSCSI").isEqualTo(sha);
+        assertThat(Images.sha256Range(backing, 0, IMAGE_BYTES)).as("SHA-256 of the loop device's file").isEqualTo(sha);
     }
 
     @Test
@@ -180,38 +176,5 @@ class BlockDeviceIT {
         ClientTool.Result r = ClientTool.run(TIMEOUT, daemon::describe, "du", "--block-size=1", backing.toString());
         assertThat(r.exitCode()).as(r.describe()).isZero();
         return Long.parseLong(r.stdout().trim().split("\\s+")[0]);
-    }
-
-    private static String writeRandomImage(Path file, long bytes, long seed) throws Exception {
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        Random random = new Random(seed);
-        byte[] chunk = new byte[1 << 20];
-        try (OutputStream out = Files.newOutputStream(file)) {
-            for (long done = 0; done < bytes; done += chunk.length) {
-                random.nextBytes(chunk);
-                sha.update(chunk);
-                out.write(chunk);
-            }
-        }
-        return HexFormat.of().formatHex(sha.digest());
-    }
-
-    private static String sha256(Path file) throws Exception {
-        return sha256Prefix(file, Files.size(file));
-    }
-
-    private static String sha256Prefix(Path file, long bytes) throws Exception {
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        byte[] buf = new byte[1 << 20];
-        long left = bytes;
-        try (InputStream in = Files.newInputStream(file)) {
-            while (left > 0) {
-                int n = in.read(buf, 0, (int) Math.min(buf.length, left));
-                assertThat(n).as(file + " ended early").isPositive();
-                sha.update(buf, 0, n);
-                left -= n;
-            }
-        }
-        return HexFormat.of().formatHex(sha.digest());
     }
 }

@@ -3,17 +3,11 @@ package org.jtarget.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.HexFormat;
-import java.util.Random;
 import org.jtarget.initiator.raw.LoginResult;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
@@ -79,8 +73,8 @@ class PartitionIT {
         Path dir = DAEMON.daemon().dir();
         Path imageA = dir.resolve("a-in.img");
         Path imageB = dir.resolve("b-in.img");
-        String shaA = writeRandomImage(imageA, A_BYTES, 41);
-        String shaB = writeRandomImage(imageB, B_BYTES, 42);
+        String shaA = Images.writeRandom(imageA, A_BYTES, 41);
+        String shaB = Images.writeRandom(imageB, B_BYTES, 42);
         assertThat(shaA).isNotEqualTo(shaB);
 
         qemuImg("convert", "-n", "-f", "raw", imageA.toString(), "--target-image-opts", iscsiOpts(IQN_A, ALPHA));
@@ -93,10 +87,10 @@ class PartitionIT {
 
         Path file = dir.resolve("file0.img");
         assertThat(Files.size(file)).isEqualTo(64 * MIB);
-        assertThat(sha256Range(file, A_OFFSET, A_BYTES)).as("file0.img [0, 16 MiB) holds part-a").isEqualTo(shaA);
-        assertThat(sha256Range(file, B_OFFSET, B_BYTES)).as("file0.img [16 MiB, 48 MiB) holds part-b").isEqualTo(shaB);
-        assertThat(sha256Range(file, B_OFFSET + B_BYTES, RO_BYTES)).as("part-ro, never written, is still zeros")
-                .isEqualTo(sha256Zeros(RO_BYTES));
+        assertThat(Images.sha256Range(file, A_OFFSET, A_BYTES)).as("file0.img [0, 16 MiB) holds part-a").isEqualTo(shaA);
+        assertThat(Images.sha256Range(file, B_OFFSET, B_BYTES)).as("file0.img [16 MiB, 48 MiB) holds part-b").isEqualTo(shaB);
+        assertThat(Images.sha256Range(file, B_OFFSET + B_BYTES, RO_BYTES)).as("part-ro, never written, is still zeros")
+                .isEqualTo(Images.sha256Zeros(RO_BYTES));
     }
 
     @Test
@@ -183,7 +177,7 @@ class PartitionIT {
         try {
             qemuImg("convert", "-O", "raw", "--image-opts", iscsiOpts(target, initiator), out.toString());
             assertThat(Files.size(out)).as("bytes read back from " + target).isEqualTo(bytes);
-            return sha256Range(out, 0, bytes);
+            return Images.sha256Range(out, 0, bytes);
         } finally {
             Files.deleteIfExists(out);
         }
@@ -194,52 +188,5 @@ class PartitionIT {
         cmd[0] = "qemu-img";
         System.arraycopy(args, 0, cmd, 1, args.length);
         ClientTool.runOk(TIMEOUT, () -> DAEMON.daemon().describe(), cmd);
-    }
-
-    private static String writeRandomImage(Path file, long bytes, long seed) throws IOException {
-        MessageDigest sha = sha256();
-        Random random = new Random(seed);
-        byte[] chunk = new byte[(int) MIB];
-        try (OutputStream out = Files.newOutputStream(file)) {
-            for (long done = 0; done < bytes; done += chunk.length) {
-                random.nextBytes(chunk);
-                sha.update(chunk);
-                out.write(chunk);
-            }
-        }
-        return HexFormat.of().formatHex(sha.digest());
-    }
-
-    /** SHA-256 of {@code bytes} bytes of {@code file} from {@code offset}, read directly from the file. */
-    private static String sha256Range(Path file, long offset, long bytes) throws IOException {
-        MessageDigest sha = sha256();
-        byte[] buf = new byte[(int) MIB];
-        try (RandomAccessFile in = new RandomAccessFile(file.toFile(), "r")) {
-            in.seek(offset);
-            for (long left = bytes; left > 0; ) {
-                int n = in.read(buf, 0, (int) Math.min(buf.length, left));
-                assertThat(n).as(file + " ended " + left + " bytes early").isPositive();
-                sha.update(buf, 0, n);
-                left -= n;
-            }
-        }
-        return HexFormat.of().formatHex(sha.digest());
-    }
-
-    private static String sha256Zeros(long bytes) {
-        MessageDigest sha = sha256();
-        byte[] zeros = new byte[(int) MIB];
-        for (long left = bytes; left > 0; left -= zeros.length) {
-            sha.update(zeros, 0, (int) Math.min(zeros.length, left));
-        }
-        return HexFormat.of().formatHex(sha.digest());
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new AssertionError(e);
-        }
     }
 }

@@ -2,16 +2,9 @@ package org.jtarget.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.HexFormat;
-import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -41,7 +34,7 @@ class QemuImgIT {
         dir = Files.createTempDirectory("jtarget-it-QemuImgIT-");
         config = DaemonConfig.standard(DaemonProcess.freePort());
         image = dir.resolve("random.img");
-        imageSha256 = writeRandomImage(image, IMAGE_BYTES, 20261121L);
+        imageSha256 = Images.writeRandom(image, IMAGE_BYTES, 20261121L);
         daemon = DaemonProcess.start(config.writeTo(dir), config.port());
     }
 
@@ -86,7 +79,7 @@ class QemuImgIT {
 
         daemon.stopCleanly();
         Path backing = dir.resolve(config.fileImage());
-        assertThat(sha256Prefix(backing, IMAGE_BYTES)).as("SHA-256 of the first 256 MiB of " + backing
+        assertThat(Images.sha256Range(backing, 0, IMAGE_BYTES)).as("SHA-256 of the first 256 MiB of " + backing
                 + " after a clean stop").isEqualTo(imageSha256);
         assertThat(Files.size(backing)).as("size of " + backing).isEqualTo(config.fileBytes());
 
@@ -112,7 +105,7 @@ class QemuImgIT {
         try {
             qemuImg("convert", "-O", "raw", "--image-opts", opts, out.toString());
             assertThat(Files.size(out)).as("bytes read back from LUN " + lun).isEqualTo(IMAGE_BYTES);
-            return sha256Prefix(out, IMAGE_BYTES);
+            return Images.sha256Range(out, 0, IMAGE_BYTES);
         } finally {
             Files.deleteIfExists(out);
         }
@@ -123,44 +116,5 @@ class QemuImgIT {
         cmd[0] = "qemu-img";
         System.arraycopy(args, 0, cmd, 1, args.length);
         return ClientTool.runOk(QEMU_TIMEOUT, daemon::describe, cmd);
-    }
-
-    /** Writes {@code bytes} seeded-random bytes and returns their SHA-256. */
-    private static String writeRandomImage(Path file, long bytes, long seed) throws IOException {
-        MessageDigest sha = sha256();
-        Random random = new Random(seed);
-        byte[] chunk = new byte[1 << 20];
-        try (OutputStream out = Files.newOutputStream(file)) {
-            for (long done = 0; done < bytes; done += chunk.length) {
-                random.nextBytes(chunk);
-                sha.update(chunk);
-                out.write(chunk);
-            }
-        }
-        return HexFormat.of().formatHex(sha.digest());
-    }
-
-    /** SHA-256 of the first {@code bytes} bytes of {@code file} (fails if it is shorter). */
-    private static String sha256Prefix(Path file, long bytes) throws IOException {
-        MessageDigest sha = sha256();
-        byte[] buf = new byte[1 << 20];
-        long left = bytes;
-        try (InputStream in = Files.newInputStream(file)) {
-            while (left > 0) {
-                int n = in.read(buf, 0, (int) Math.min(buf.length, left));
-                assertThat(n).as(file + " ended " + left + " bytes before " + bytes).isPositive();
-                sha.update(buf, 0, n);
-                left -= n;
-            }
-        }
-        return HexFormat.of().formatHex(sha.digest());
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new AssertionError(e);
-        }
     }
 }
