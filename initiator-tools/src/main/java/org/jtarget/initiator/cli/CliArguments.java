@@ -28,7 +28,7 @@ public record CliArguments(Command command, IscsiUrl url, int vpdPage, long lba,
     public static final String USAGE = "usage: jtarget-initiator discover|inquiry|readcap|read|write|verify URL"
             + " [--vpd PAGE] [--lba N --blocks N] [--out FILE] [--in FILE | --pattern BYTE|random:SEED] [--fua]"
             + " [--initiator-name IQN] [--digests] [--timeout SECONDS]\n"
-            + "       jtarget-initiator crashcheck write --url URL --journal FILE [--seconds N] [--mode fua|sync]"
+            + "       jtarget-initiator crashcheck write --url URL --journal FILE [--seconds N] [--mode fua|sync|none]"
             + " [--lba N] [--blocks N]\n"
             + "       jtarget-initiator crashcheck verify --url URL --journal FILE";
 

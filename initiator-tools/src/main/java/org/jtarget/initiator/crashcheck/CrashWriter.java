@@ -10,7 +10,7 @@ import org.jtarget.initiator.cli.InitiatorSession;
 
 /**
  * {@code crashcheck write}: one write run. Writes block images one at a time (queue depth 1) over
- * its {@link Region}, makes each stable as its {@link WriteMode} says, and journals it only after
+ * its {@link Region}, makes each stable as its {@link WriteMode} says (or relies on WCE=0 for that), and journals it only after
  * the target's GOOD status; stops when {@code --seconds} pass, the target fails a command, or the
  * connection drops (exit 5, journal intact). Killing the writer at any moment also leaves a usable
  * journal: every record is forced before the next write is sent.
@@ -37,6 +37,9 @@ final class CrashWriter {
                 args.timeout())) {
             Capacity cap = s.capacity();
             checkBlockLength(cap.blockSize(), earlierBlockLength);
+            if (args.mode() == WriteMode.NONE) {
+                requireWriteCacheOff(s);
+            }
             Region region = region(cap);
             try (Journal journal = Journal.openForAppend(args.journal(), existing)) {
                 journal.append(JournalRecord.run(runId, region.firstLba(), region.blockCount(), cap.blockSize(),
@@ -54,6 +57,25 @@ final class CrashWriter {
         if (earlier != 0 && earlier != blockLength) {
             throw CliFailure.usage("journal " + args.journal() + " holds runs with " + earlier
                     + "-byte blocks but the LUN has " + blockLength + "-byte blocks: use another journal");
+        }
+    }
+
+    /**
+     * {@code --mode none} counts a plain WRITE's GOOD as stable, which SBC-4 6.5.5 promises only with
+     * WCE=0: read the caching page's current WCE and refuse the run (usage, exit 2) when it is 1.
+     */
+    private void requireWriteCacheOff(InitiatorSession s) throws IOException, CliFailure {
+        byte[] cdb = CrashcheckCdbs.modeSenseCaching();
+        byte[] data = s.dataIn(cdb, CrashcheckCdbs.MODE_SENSE_ALLOCATION, CrashcheckCdbs.name(cdb) + " caching page");
+        boolean wce;
+        try {
+            wce = CrashcheckCdbs.writeCacheEnabled(data);
+        } catch (IllegalArgumentException e) {
+            throw new CliFailure(CliFailure.IO_ERROR, e.getMessage());
+        }
+        if (wce) {
+            throw CliFailure.usage("--mode none relies on the write cache being off, but the LUN's caching mode"
+                    + " page reports WCE=1: use --mode fua or --mode sync");
         }
     }
 
@@ -96,7 +118,10 @@ final class CrashWriter {
         return seq;
     }
 
-    /** FUA write, or write then SYNCHRONIZE CACHE; returns only after the GOOD status that makes it acknowledged. */
+    /**
+     * FUA write, write then SYNCHRONIZE CACHE, or (WCE=0) a plain write; returns only after the GOOD
+     * status that makes it acknowledged.
+     */
     private void writeStable(InitiatorSession s, long lba, byte[] block) throws IOException, CliFailure {
         byte[] write = CrashcheckCdbs.write(lba, args.mode() == WriteMode.FUA);
         s.dataOut(write, block, CrashcheckCdbs.name(write) + " at LBA " + lba);

@@ -8,7 +8,7 @@ import org.jtarget.initiator.cli.CliFailure;
  * Entry point of {@code jtarget-initiator crashcheck write|verify} (see the package comment):
  *
  * <pre>
- * jtarget-initiator crashcheck write  --url ISCSI_URL --journal FILE [--seconds N] [--mode fua|sync]
+ * jtarget-initiator crashcheck write  --url ISCSI_URL --journal FILE [--seconds N] [--mode fua|sync|none]
  *                                     [--lba N] [--blocks N]
  * jtarget-initiator crashcheck verify --url ISCSI_URL --journal FILE
  * </pre>

@@ -44,6 +44,14 @@ class CrashcheckArgumentsTest {
     }
 
     @Test
+    void modeNoneForALunWithItsWriteCacheOff() throws Exception {
+        CrashcheckArguments a = CrashcheckArguments.parse(new String[] {"crashcheck", "write", "--url", URL,
+                "--journal", "j", "--mode", "none"});
+        assertThat(a.mode()).isEqualTo(WriteMode.NONE);
+        assertThat(WriteMode.NONE.word()).isEqualTo("none");
+    }
+
+    @Test
     void badCommandLines() {
         assertUsage("crashcheck");
         assertUsage("crashcheck", "read", "--url", URL, "--journal", "j");

@@ -36,6 +36,14 @@ class JournalTest {
     }
 
     @Test
+    void aRunInModeNoneRoundTrips() throws Exception {
+        JournalRecord none = JournalRecord.run(0x1234L, 0, 8, 512, WriteMode.NONE);
+        Journal.Contents c = Journal.parse(bytes(RUN, none));
+        assertThat(c.records()).containsExactly(RUN, none);
+        assertThat(c.records().get(1).mode()).isEqualTo(WriteMode.NONE);
+    }
+
+    @Test
     void aPartialLastRecordIsATornTailAndIgnored() throws Exception {
         byte[] whole = bytes(RUN, JournalRecord.ack(0xabcdL, 0, 16), JournalRecord.ack(0xabcdL, 1, 17));
         byte[] torn = Arrays.copyOf(whole, whole.length - 20);
