@@ -1,5 +1,8 @@
 package org.jtarget.initiator.cli;
 
+import static org.jtarget.initiator.cli.OptionValues.nonEmpty;
+import static org.jtarget.initiator.cli.OptionValues.number;
+
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -161,25 +164,6 @@ public record CliArguments(Command command, IscsiUrl url, int vpdPage, long lba,
             if (needsData && (in == null) == (pattern == null)) {
                 throw CliFailure.usage(command.word() + " needs exactly one of --in FILE and --pattern");
             }
-        }
-
-        private static long number(String name, String value, long min, long max) throws CliFailure {
-            try {
-                long v = Long.decode(value);
-                if (v >= min && v <= max) {
-                    return v;
-                }
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-            throw CliFailure.usage("bad " + name + " '" + value + "': expected a number " + min + ".." + max);
-        }
-
-        private static String nonEmpty(String name, String value) throws CliFailure {
-            if (value.isBlank()) {
-                throw CliFailure.usage(name + " must not be empty");
-            }
-            return value;
         }
     }
 

@@ -1,5 +1,7 @@
 package org.jtarget.initiator.crashcheck;
 
+import static org.jtarget.initiator.cli.OptionValues.nonEmpty;
+import static org.jtarget.initiator.cli.OptionValues.number;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -112,25 +114,6 @@ public record CrashcheckArguments(Action action, IscsiUrl url, Path journal, lon
             IscsiUrl parsed = IscsiUrl.parse(url, false);
             String name = initiatorName != null ? initiatorName : CliArguments.defaultInitiatorName();
             return new CrashcheckArguments(action, parsed, journal, seconds, mode, lba, blocks, name, digests, timeout);
-        }
-
-        private static long number(String name, String value, long min, long max) throws CliFailure {
-            try {
-                long v = Long.decode(value);
-                if (v >= min && v <= max) {
-                    return v;
-                }
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-            throw CliFailure.usage("bad " + name + " '" + value + "': expected a number " + min + ".." + max);
-        }
-
-        private static String nonEmpty(String name, String value) throws CliFailure {
-            if (value.isBlank()) {
-                throw CliFailure.usage(name + " must not be empty");
-            }
-            return value;
         }
     }
 }
