@@ -79,8 +79,11 @@ public final class SbcWriteSame implements CommandHandler {
         if (blocks > 0 && (ctx.mode() & MODE_NDOB) == 0) {
             if (ctx.cmd().expectedDataTransferLength() != lu.blockSize()) {
                 // SBC-4 5.48: the data-out is exactly one logical block; a shorter or longer
-                // buffer means the initiator and the device disagree on the block size
-                return ctx.invalidCdbField(lengthOffset, SenseBuilder.NONE);
+                // buffer means the initiator and the device disagree on the block size. On a
+                // write-protected LU the protection is what the initiator must hear: the data
+                // would never be used (libiscsi ReadOnly.ReadOnlySBC sends no data-out)
+                SenseReason protection = lu.writeProtection();
+                return protection != null ? protection : ctx.invalidCdbField(lengthOffset, SenseBuilder.NONE);
             }
             ctx.cmd().dataOutLength(lu.blockSize());
         }

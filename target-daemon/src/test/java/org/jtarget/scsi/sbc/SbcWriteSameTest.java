@@ -124,6 +124,13 @@ class SbcWriteSameTest {
     }
 
     @Test
+    void withoutDataOutOnAReadOnlyLuWriteProtectionComesFirst() {
+        CoreHarness ro = CoreHarness.of(new TestStore(BS, BLOCKS, true, true), true);
+        CoreHarness.Result r = ws(ro, WS10, UNMAP, 0, 1, null);
+        assertThat(new int[] {r.senseKey(), r.asc()}).containsExactly(0x07, 0x27);
+    }
+
+    @Test
     void bitZeroOfWriteSame10GivesInvalidFieldInCdb() {
         assertSense(ws(h, WS10, 0x01, 0, 1, block(1)), 5, 0x24, 0);
     }
