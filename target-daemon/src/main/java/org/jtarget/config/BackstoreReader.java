@@ -25,7 +25,7 @@ final class BackstoreReader {
             "block-size", "thin", "write-cache", "direct", "encrypt");
     /** Every key any store type knows: a key outside these is a typo whatever the type. */
     private static final Set<String> ALL_KEYS = ConfigNode.keys("name", "type", "path", "size", "create",
-            "block-size", "thin", "write-cache", "direct", "of", "offset", "encrypt");
+            "block-size", "thin", "write-cache", "direct", "encrypt", "of", "offset");
     /** S_IFMT and S_IFBLK of stat(2)'s st_mode: the file type bits and "block device". */
     private static final int S_IFMT = 0170000;
     private static final int S_IFBLK = 0060000;
