@@ -1,6 +1,7 @@
 package org.jtarget.backstore;
 
 import org.jtarget.backstore.block.BlockBackstores;
+import org.jtarget.backstore.crypt.EncryptingBackstores;
 import org.jtarget.backstore.file.FileBackstores;
 import org.jtarget.backstore.memory.MemoryBackstore;
 import org.jtarget.backstore.memory.MemoryBudget;
@@ -9,6 +10,8 @@ import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.config.BackstoreConfig;
 import org.jtarget.config.ConfigException;
+
+import java.nio.file.Path;
 
 /**
  * Opens the store a {@link BackstoreConfig} describes. Problems found while opening (missing file,
@@ -33,6 +36,12 @@ public final class Backstores {
         return open(config, parent, new MemoryBudget(MemoryBudget.UNLIMITED));
     }
 
+    /** As {@link #open(BackstoreConfig, Backstore, MemoryBudget, Path)} without a state directory (no encryption). */
+    public static Backstore open(BackstoreConfig config, Backstore parent, MemoryBudget budget)
+            throws ConfigException {
+        return open(config, parent, budget, null);
+    }
+
     /**
      * Opens the store; the caller owns it and must close it.
      *
@@ -40,13 +49,15 @@ public final class Backstores {
      *               then the parent); ignored otherwise
      * @param budget the memory a memory store draws on ({@code daemon.memory-limit}, shared by
      *               all memory stores of a daemon); ignored otherwise
+     * @param stateDir {@code daemon.state-dir}, where encrypted file and block stores keep their key
+     *               ({@code encrypt}, see {@link EncryptingBackstores}); null: no encryption
      */
-    public static Backstore open(BackstoreConfig config, Backstore parent, MemoryBudget budget)
+    public static Backstore open(BackstoreConfig config, Backstore parent, MemoryBudget budget, Path stateDir)
             throws ConfigException {
         return switch (config.type()) {
             case MEMORY -> openMemory(config, budget);
-            case FILE -> FileBackstores.open(config);
-            case BLOCK -> BlockBackstores.open(config);
+            case FILE -> EncryptingBackstores.open(config, stateDir, () -> FileBackstores.open(config));
+            case BLOCK -> EncryptingBackstores.open(config, stateDir, () -> BlockBackstores.open(config));
             case PARTITION -> {
                 if (parent == null) {
                     throw new IllegalArgumentException("partition " + config.name() + " needs its parent " + config.of());

@@ -17,7 +17,8 @@ import java.nio.file.Path;
  * create a sparse file of {@code size} if it is missing), {@code block-size} (512 or 4096),
  * {@code thin} (memory: allocate on first write and deallocate on unmap, default true),
  * {@code write-cache} (WCE: file and block default true, memory default false), {@code direct}
- * (file and block: O_DIRECT, bypass the page cache; block default true, file default false).
+ * (file and block: O_DIRECT, bypass the page cache; block default true, file default false),
+ * {@code encrypt} (file and block: {@code false}, {@code true} or {@code new}; see {@link Encrypt}).
  *
  * <p>A {@code partition} is a byte range of another (memory, file or block) store that backs a
  * LUN of its own: keys {@code name}, {@code type}, {@code of} (the parent store), {@code offset}
@@ -37,9 +38,40 @@ import java.nio.file.Path;
  * @param direct      O_DIRECT I/O, or null for the store's default
  * @param of          partition: the parent store's name; null for other types
  * @param offsetBytes partition: where it starts in the parent, in bytes; 0 for other types
+ * @param encrypt     encryption at rest (file and block stores); {@link Encrypt#OFF} for others
  */
 public record BackstoreConfig(String name, Type type, Path path, long sizeBytes, boolean create, int blockSize,
-                              boolean thin, Boolean writeCache, Boolean direct, String of, long offsetBytes) {
+                              boolean thin, Boolean writeCache, Boolean direct, String of, long offsetBytes,
+                              Encrypt encrypt) {
+
+    /** A store without encryption. */
+    public BackstoreConfig(String name, Type type, Path path, long sizeBytes, boolean create, int blockSize,
+                           boolean thin, Boolean writeCache, Boolean direct, String of, long offsetBytes) {
+        this(name, type, path, sizeBytes, create, blockSize, thin, writeCache, direct, of, offsetBytes, Encrypt.OFF);
+    }
+
+    /** This config with {@code encrypt} set to {@code e}. */
+    public BackstoreConfig withEncrypt(Encrypt e) {
+        return new BackstoreConfig(name, type, path, sizeBytes, create, blockSize, thin, writeCache, direct, of,
+                offsetBytes, e);
+    }
+
+    /**
+     * The {@code encrypt} key: every block stored as XTS-AES-256 ciphertext, with the store's key in
+     * {@code <daemon.state-dir>/keys/<name>.key}. A key is never made up for data that exists:
+     * {@link #ON} uses the key file, and creates one only for a file that does not exist yet
+     * ({@code create: true} creates it at this start); {@link #NEW} initialises encryption on an
+     * existing file or device once (its current content becomes unreadable) and refuses to run
+     * when a key file already exists, so it must be changed to {@code true} after the first start.
+     */
+    public enum Encrypt {
+        /** {@code encrypt: false} (default): plaintext. */
+        OFF,
+        /** {@code encrypt: true}: encrypted with the existing key (or a new one for a file created now). */
+        ON,
+        /** {@code encrypt: new}: create the key for this existing store now (once). */
+        NEW
+    }
 
     /** A memory, file or block store. */
     public BackstoreConfig(String name, Type type, Path path, long sizeBytes, boolean create, int blockSize,

@@ -20,12 +20,12 @@ final class BackstoreReader {
     private static final Set<String> MEMORY_KEYS = ConfigNode.keys("name", "type", "size", "block-size",
             "thin", "write-cache");
     private static final Set<String> FILE_KEYS = ConfigNode.keys("name", "type", "path", "size", "create",
-            "block-size", "thin", "write-cache", "direct");
+            "block-size", "thin", "write-cache", "direct", "encrypt");
     private static final Set<String> BLOCK_KEYS = ConfigNode.keys("name", "type", "path", "size",
-            "block-size", "thin", "write-cache", "direct");
+            "block-size", "thin", "write-cache", "direct", "encrypt");
     /** Every key any store type knows: a key outside these is a typo whatever the type. */
     private static final Set<String> ALL_KEYS = ConfigNode.keys("name", "type", "path", "size", "create",
-            "block-size", "thin", "write-cache", "direct", "of", "offset");
+            "block-size", "thin", "write-cache", "direct", "encrypt", "of", "offset");
     /** S_IFMT and S_IFBLK of stat(2)'s st_mode: the file type bits and "block device". */
     private static final int S_IFMT = 0170000;
     private static final int S_IFBLK = 0060000;
@@ -73,7 +73,7 @@ final class BackstoreReader {
         }
         if (type == Type.BLOCK) {
             node.requireOnlyKeys(BLOCK_KEYS);
-            return readBlock(node, name, baseDir);
+            return readBlock(node, name, baseDir).withEncrypt(encrypt(node));
         }
         int blockSize = node.integer("block-size", BackstoreConfig.DEFAULT_BLOCK_SIZE, 512, 4096);
         if (blockSize != 512 && blockSize != 4096) {
@@ -89,7 +89,22 @@ final class BackstoreReader {
         boolean create = node.bool("create", false);
         long size = checkFile(node, path, create, size(node, blockSize, create), blockSize);
         return new BackstoreConfig(name, type, path, size, create, blockSize, thin, writeCache,
-                node.optionalBool("direct"));
+                node.optionalBool("direct")).withEncrypt(encrypt(node));
+    }
+
+    /** The {@code encrypt} key: {@code false} (default), {@code true} or {@code new}. */
+    private static BackstoreConfig.Encrypt encrypt(ConfigNode node) throws ConfigException {
+        Object v = node.scalar("encrypt");
+        if (v == null || Boolean.FALSE.equals(v)) {
+            return BackstoreConfig.Encrypt.OFF;
+        }
+        if (Boolean.TRUE.equals(v)) {
+            return BackstoreConfig.Encrypt.ON;
+        }
+        if ("new".equals(v)) {
+            return BackstoreConfig.Encrypt.NEW;
+        }
+        throw node.error("encrypt", "expected true, false or new, got '" + v + "'");
     }
 
     /**

@@ -1,6 +1,7 @@
 package org.jtarget.daemon;
 
 import io.netty.channel.EventLoopGroup;
+import org.jtarget.backstore.crypt.EncryptingBackstore;
 import org.jtarget.backstore.file.FileBackstore;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.buffer.BufferPool;
@@ -116,7 +117,8 @@ public final class TargetRuntime implements DaemonRuntime {
     /** File-backed LUs go offline when their file is deleted or replaced (one probe per store). */
     private void watchMedia(ScsiTargetCore core) throws IOException {
         for (LogicalUnit lu : core.logicalUnits()) {
-            if (lu.store() instanceof FileBackstore file) {
+            Backstore store = lu.store() instanceof EncryptingBackstore e ? e.inner() : lu.store();
+            if (store instanceof FileBackstore file) {
                 FileMediumProbe probe = probes.get(file);
                 if (probe == null) {
                     probe = FileMediumProbe.of(file);

@@ -334,6 +334,20 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void encryptIsFalseTrueOrNewOnFileStoresAndUnknownForMemory() throws Exception {
+        String file = PORTALS + "backstores:\n  - { name: f, type: file, path: a.img, size: 1M, create: true%s }\n";
+        assertThat(load(file.formatted("")).backstores().getFirst().encrypt()).isEqualTo(BackstoreConfig.Encrypt.OFF);
+        assertThat(load(file.formatted(", encrypt: true")).backstores().getFirst().encrypt())
+                .isEqualTo(BackstoreConfig.Encrypt.ON);
+        assertThat(load(file.formatted(", encrypt: new")).backstores().getFirst().encrypt())
+                .isEqualTo(BackstoreConfig.Encrypt.NEW);
+        assertError(file.formatted(", encrypt: yes please"),
+                "backstores[0].encrypt: expected true, false or new, got 'yes please'");
+        assertThatThrownBy(() -> load(PORTALS + "backstores:\n  - { name: x, type: memory, size: 1M, encrypt: true }\n"))
+                .hasMessageContaining("backstores[0].encrypt: unknown key");
+    }
+
+    @Test
     void nonBooleanFlag() {
         assertError(withLuns("      - { lun: 0, backstore: ram0, read-only: maybe }\n"),
                 "targets[0].luns[0].read-only: expected true or false, got 'maybe'");

@@ -155,14 +155,14 @@ class PartitionReaderTest {
     void unknownKeyOnAPartition() {
         assertError(stores("  - { name: p, type: partition, of: file0, offset: 0, size: 1MiB, lenght: 3 }\n"),
                 "backstores[1].lenght: unknown key (expected one of: name, type, path, size, create, block-size,"
-                        + " thin, write-cache, direct, of, offset)");
+                        + " thin, write-cache, direct, encrypt, of, offset)");
     }
 
     @Test
     void partitionKeysOnAWholeStoreAreUnknown() {
         assertError(PORTALS + "backstores:\n  - { name: ram0, type: memory, size: 1MiB, offset: 0 }\n",
                 "backstores[0].offset: unknown key (expected one of: name, type, path, size, create, block-size,"
-                        + " thin, write-cache, direct)");
+                        + " thin, write-cache, direct, encrypt)");
     }
 
     @Test

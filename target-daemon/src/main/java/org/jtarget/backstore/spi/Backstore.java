@@ -61,6 +61,24 @@ public interface Backstore extends AutoCloseable {
     }
 
     /**
+     * True if the store encrypts every block with a key it can replace, so that
+     * {@link #cryptoErase} makes all its data unreadable (SBC-4 4.11, SANITIZE CRYPTOGRAPHIC ERASE).
+     */
+    default boolean supportsCryptoErase() {
+        return false;
+    }
+
+    /**
+     * Replaces the media encryption key with a new random one, durably, and forgets the old one:
+     * every block written before reads as unspecified data (or zeros where the store reads
+     * deallocated blocks as zeros). Only called when {@link #supportsCryptoErase} is true, with no
+     * other I/O in flight on the store's LU.
+     */
+    default void cryptoErase() throws IOException {
+        throw new UnsupportedOperationException("cryptoErase");
+    }
+
+    /**
      * The store's allocation unit in blocks (SBC-4 6.6.4 OPTIMAL UNMAP GRANULARITY): an unmap
      * deallocates only whole units aligned to multiples of it (from LBA 0). 1 = any block.
      */

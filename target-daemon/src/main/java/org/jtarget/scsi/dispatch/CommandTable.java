@@ -180,7 +180,8 @@ public final class CommandTable {
     /**
      * SANITIZE (SBC-4 5.30, 48h): a write of the whole medium (CONFLICT, DATA PROTECT on a read-only
      * LU), off the event loop. BLOCK ERASE exists only on a thin LU (libiscsi's Sanitize.BlockErase
-     * requires LBPME = 1 with it); CRYPTOGRAPHIC ERASE is not offered (no encryption).
+     * requires LBPME = 1 with it); CRYPTOGRAPHIC ERASE only on a LU whose store encrypts
+     * ({@code encrypt: true}), the only place it means anything.
      */
     private static OpcodeEntry sanitize() {
         OpcodeEntry[] sa = new OpcodeEntry[32];
@@ -191,6 +192,9 @@ public final class CommandTable {
         sa[SA_SANITIZE_BLOCK_ERASE] = OpcodeEntry.ofServiceAction(SANITIZE, SA_SANITIZE_BLOCK_ERASE,
                 "SANITIZE BLOCK ERASE", 10, new SbcSanitize(SA_SANITIZE_BLOCK_ERASE), erase | NEEDS_UNMAP, CONFLICT,
                 "48 A2 00 00 00 00 00 FFFF 00");
+        sa[SA_SANITIZE_CRYPTOGRAPHIC_ERASE] = OpcodeEntry.ofServiceAction(SANITIZE, SA_SANITIZE_CRYPTOGRAPHIC_ERASE,
+                "SANITIZE CRYPTOGRAPHIC ERASE", 10, new SbcSanitize(SA_SANITIZE_CRYPTOGRAPHIC_ERASE),
+                erase | NEEDS_CRYPTO_ERASE, CONFLICT, "48 A3 00 00 00 00 00 FFFF 00");
         sa[SA_SANITIZE_EXIT_FAILURE_MODE] = OpcodeEntry.ofServiceAction(SANITIZE, SA_SANITIZE_EXIT_FAILURE_MODE,
                 "SANITIZE EXIT FAILURE MODE", 10, new SbcSanitize(SA_SANITIZE_EXIT_FAILURE_MODE), 0, CONFLICT,
                 "48 9F 00 00 00 00 00 FFFF 00");

@@ -15,7 +15,7 @@ import java.util.HexFormat;
  * @param handler        parser and executor, or null for a row that only holds service actions
  * @param flags          {@link #NO_LUN_OK}, {@link #UA_EXEMPT}, {@link #MEDIUM_IO}, {@link #WRITES_MEDIUM},
  *                       {@link #RANGE_SHARED}, {@link #RANGE_EXCLUSIVE}, {@link #OFF_LOOP},
- *                       {@link #NEEDS_UNMAP}, {@link #NEEDS_MEDIUM}; and the ALUA column: {@link #ALUA_STANDBY},
+ *                       {@link #NEEDS_UNMAP}, {@link #NEEDS_MEDIUM}, {@link #NEEDS_CRYPTO_ERASE}; and the ALUA column: {@link #ALUA_STANDBY},
  *                       {@link #ALUA_UNAVAILABLE}, {@link #ALUA_ANY_STATE} (none: only in the
  *                       active states)
  * @param reservation    how the command fares under another nexus's reservation (SPC-4 table 72,
@@ -61,6 +61,12 @@ public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLen
      * {@link #NO_LUN_OK} (INQUIRY, REPORT LUNS, REQUEST SENSE).
      */
     public static final int NEEDS_MEDIUM = 1 << 8;
+    /**
+     * Exists only on a logical unit whose store encrypts with a replaceable key
+     * ({@code Backstore.supportsCryptoErase()}): SANITIZE CRYPTOGRAPHIC ERASE (SBC-4 5.30.3).
+     * Elsewhere INVALID FIELD IN CDB, and REPORT SUPPORTED OPERATION CODES leaves it out.
+     */
+    public static final int NEEDS_CRYPTO_ERASE = 1 << 9;
 
 
     // ---- ALUA column (SPC-4 5.15.2.4): the asymmetric access states a command runs in. ----
@@ -122,7 +128,8 @@ public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLen
 
     /** True if this command exists on {@code lu} (its capability flags hold; any command without a LU). */
     public boolean supportedOn(LogicalUnit lu) {
-        return !has(NEEDS_UNMAP) || lu == null || lu.store().supportsUnmap();
+        return lu == null || (!has(NEEDS_UNMAP) || lu.store().supportsUnmap())
+                && (!has(NEEDS_CRYPTO_ERASE) || lu.store().supportsCryptoErase());
     }
 
     /** True for a row reached through a service action (reported with SERVACTV = 1). */

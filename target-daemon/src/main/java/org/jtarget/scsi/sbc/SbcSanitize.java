@@ -30,8 +30,11 @@ import static org.jtarget.scsi.cdb.Opcodes.*;
  *     FIELD IN PARAMETER LIST.</li>
  * <li>BLOCK ERASE deallocates every block; offered only on a thin LU (LBPME = 1, reads of the erased
  *     blocks return zeros, WABEREQ = 01b in the Block Device Characteristics page).</li>
- * <li>CRYPTOGRAPHIC ERASE is not offered: jtarget does not encrypt, so it is an unsupported
- *     service action (INVALID FIELD IN CDB) and WACEREQ is 00b.</li>
+ * <li>CRYPTOGRAPHIC ERASE replaces the media encryption key of a store that encrypts
+ *     ({@code Backstore.supportsCryptoErase()}: {@code encrypt: true}), so every block written
+ *     before reads as unspecified data (SBC-4 4.11.4); on a thin store it then deallocates every
+ *     block as BLOCK ERASE does, so reads return zeros. Reads after it complete with GOOD status
+ *     (WACEREQ 01b). Elsewhere it is not offered (INVALID FIELD IN CDB, WACEREQ 00b).</li>
  * <li>EXIT FAILURE MODE leaves the failure mode of a failed sanitize requested with AUSE = 1; after
  *     one with AUSE = 0 it (and any SANITIZE with AUSE = 1) is INVALID FIELD IN CDB (SBC-4 5.30.1).</li>
  * </ul>
@@ -118,7 +121,8 @@ public final class SbcSanitize implements CommandHandler {
                 return; // parameter list error set on ctx
             }
         } else {
-            job = new Job(ctx.lu(), null, null, 1, (ctx.mode() & AUSE) != 0);
+            job = new Job(ctx.lu(), null, null, 1, (ctx.mode() & AUSE) != 0,
+                    serviceAction == SA_SANITIZE_CRYPTOGRAPHIC_ERASE);
         }
         if (!medium.beginSanitize()) {
             job.release();
@@ -173,7 +177,7 @@ public final class SbcSanitize implements CommandHandler {
         ByteBufAllocator alloc = ctx.cmd().alloc();
         ByteBuf plain = chunk(alloc, bs, list, at + HEADER_LENGTH, patternLength, false);
         ByteBuf inverted = (b0 & INVERT) != 0 ? chunk(alloc, bs, list, at + HEADER_LENGTH, patternLength, true) : null;
-        return new Job(ctx.lu(), plain, inverted, b0 & COUNT_MASK, (ctx.mode() & AUSE) != 0);
+        return new Job(ctx.lu(), plain, inverted, b0 & COUNT_MASK, (ctx.mode() & AUSE) != 0, false);
     }
 
     /** One write buffer: the pattern repeated from the start of each block, blocks repeated. */
@@ -192,8 +196,9 @@ public final class SbcSanitize implements CommandHandler {
     }
 
     /**
-     * The sanitize operation itself: OVERWRITE passes ({@code plain} non-null) or BLOCK ERASE
-     * (unmap), chunk by chunk with progress, ending the LU's sanitize state however it ends.
+     * The sanitize operation itself: OVERWRITE passes ({@code plain} non-null), BLOCK ERASE
+     * (unmap) or CRYPTOGRAPHIC ERASE (a new key, then unmap on a thin store), chunk by chunk with
+     * progress, ending the LU's sanitize state however it ends.
      *
      * <p>The operation outlives its command (SBC-4 4.11.2: task management functions, resets and
      * I_T nexus loss do not stop a sanitize). With IMMED = 0 the job is bound to the command and
@@ -210,14 +215,16 @@ public final class SbcSanitize implements CommandHandler {
         private final ByteBuf inverted;
         private final int passes;
         private final boolean ause;
+        private final boolean crypto;
         private boolean released;
         /** The IMMED = 0 command still waiting for the end of the operation, or null. */
         private CommandContext command;
         private long startNanos;
         private long bytesWritten;
 
-        Job(LogicalUnit lu, ByteBuf plain, ByteBuf inverted, int passes, boolean ause) {
+        Job(LogicalUnit lu, ByteBuf plain, ByteBuf inverted, int passes, boolean ause, boolean crypto) {
             this.lu = lu;
+            this.crypto = crypto;
             this.plain = plain;
             this.inverted = inverted;
             this.passes = passes;
@@ -247,7 +254,9 @@ public final class SbcSanitize implements CommandHandler {
             boolean ok = false;
             try {
                 startNanos = System.nanoTime();
-                if (plain == null) {
+                if (crypto) {
+                    cryptoErase();
+                } else if (plain == null) {
                     erase();
                 } else {
                     overwrite();
@@ -265,6 +274,18 @@ public final class SbcSanitize implements CommandHandler {
                 lu.medium().endSanitize(ok, ause);
             }
             return ok;
+        }
+
+        /**
+         * SBC-4 5.30.3: the old key is gone before anything else (durably: the store writes the new
+         * one first); a thin store then deallocates everything, so reads return zeros rather than
+         * noise, and the space is given back.
+         */
+        private void cryptoErase() throws IOException {
+            lu.store().cryptoErase();
+            if (lu.store().supportsUnmap()) {
+                erase();
+            }
         }
 
         private void erase() throws IOException {

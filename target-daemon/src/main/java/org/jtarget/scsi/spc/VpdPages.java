@@ -37,6 +37,8 @@ final class VpdPages {
     private static final int LBPRZ_ZEROS = 0x04;
     /** Block Device Characteristics byte 7 bits 7..6 (SBC-4 6.6.2): reads after BLOCK ERASE succeed. */
     private static final int WABEREQ_READ_OK = 0x40;
+    /** Block Device Characteristics byte 7 bits 5..4 (SBC-4 6.6.2): reads after CRYPTOGRAPHIC ERASE succeed. */
+    private static final int WACEREQ_READ_OK = 0x10;
 
     // SPC-4 7.8.6.1 designator header byte 0: PROTOCOL IDENTIFIER (7..4) | CODE SET (3..0)
     private static final int CODE_SET_BINARY = 1;
@@ -157,12 +159,15 @@ final class VpdPages {
     /**
      * SBC-4 6.6.2, page length 3Ch: MEDIUM ROTATION RATE 0001h = non-rotating (memory); byte 7
      * WABEREQ 01b where SANITIZE BLOCK ERASE is offered (thin LU: erased blocks read as zeros
-     * without error), WACEREQ 00b (no CRYPTOGRAPHIC ERASE).
+     * without error); WACEREQ 01b where SANITIZE CRYPTOGRAPHIC ERASE is offered (an encrypting
+     * store: reads of its blocks complete with GOOD status and unspecified data, zeros on a thin LU),
+     * else 00b.
      */
     private static void writeCharacteristics(ByteBuf b, LogicalUnit lu) {
         b.writeShort(lu.store().isNonBlocking() ? 1 : 0);
         b.writeByte(0); // PRODUCT TYPE
-        b.writeByte(SbcProvisioning.lbpme(lu) ? WABEREQ_READ_OK : 0);
+        b.writeByte((SbcProvisioning.lbpme(lu) ? WABEREQ_READ_OK : 0)
+                | (lu.store().supportsCryptoErase() ? WACEREQ_READ_OK : 0));
         b.writeZero(0x40 - b.writerIndex());
     }
 

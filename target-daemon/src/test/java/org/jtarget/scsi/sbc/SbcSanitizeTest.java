@@ -8,7 +8,18 @@ import org.jtarget.scsi.spi.ScsiStatus;
 import org.jtarget.scsi.spi.TmfRequest;
 import org.junit.jupiter.api.Test;
 
+import io.netty.buffer.PooledByteBufAllocator;
+import org.jtarget.backstore.crypt.EncryptingBackstore;
+import org.jtarget.backstore.crypt.XtsKey;
+import org.jtarget.scsi.lun.LogicalUnitDefinition;
+import org.junit.jupiter.api.io.TempDir;
+
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.jtarget.scsi.lun.CoreHarness.NEXUS_A;
@@ -187,5 +198,89 @@ class SbcSanitizeTest {
         assertSense(h.run(sanitize(0x21, 8), 8, overwriteList(1, 4, 1)), 0x05, 0x24, 0x00);
         assertThat(h.run(sanitize(0x01, 8), 8, overwriteList(1, 4, 1)).status()).isEqualTo(ScsiStatus.GOOD);
         assertThat(h.run(TUR).status()).isEqualTo(ScsiStatus.GOOD);
+    }
+
+    // ---- CRYPTOGRAPHIC ERASE (SBC-4 5.30.3), as libiscsi's Sanitize.CryptoErase checks it ----
+
+    @TempDir
+    Path keys;
+
+    private static final int BLOCKS = 1024;
+
+    private EncryptingBackstore encrypting(TestStore inner) {
+        return new EncryptingBackstore(inner, keys.resolve("keys/enc.key"), XtsKey.generate(new SecureRandom()),
+                PooledByteBufAllocator.DEFAULT, new SecureRandom());
+    }
+
+    private static CoreHarness harness(EncryptingBackstore store) {
+        return new CoreHarness(List.of(new LogicalUnitDefinition(0, store, false, false)));
+    }
+
+    /** libiscsi init_lun_with_data: 'a' in the first and the last 256 blocks. */
+    private static void writeA(CoreHarness h) {
+        for (long lba : new long[] {0, BLOCKS - 256}) {
+            byte[] a = new byte[256 * 512];
+            Arrays.fill(a, (byte) 'a');
+            assertThat(h.run(rw10(0x2A, 0, lba, 256), a.length, a).status()).isEqualTo(ScsiStatus.GOOD);
+        }
+    }
+
+    /** libiscsi check_lun_is_wiped: the blocks read with GOOD status and are no longer 'a'. */
+    private static byte[] readWiped(CoreHarness h, long lba) {
+        Result r = h.run(rw10(0x28, 0, lba, 256), 256 * 512, null);
+        assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
+        byte[] a = new byte[256 * 512];
+        Arrays.fill(a, (byte) 'a');
+        assertThat(r.dataIn()).hasSize(a.length).isNotEqualTo(a);
+        return r.dataIn();
+    }
+
+    @Test
+    void cryptographicEraseOnEncryptedThinLuReplacesTheKeyAndReadsReturnZeros() throws IOException {
+        TestStore inner = new TestStore(512, BLOCKS, false, true);
+        CoreHarness h = harness(encrypting(inner));
+        writeA(h);
+        byte[] a = new byte[512];
+        Arrays.fill(a, (byte) 'a');
+        assertThat(Arrays.copyOf(inner.data, 512)).isNotEqualTo(a); // ciphertext in the store
+        assertThat(h.run(sanitize(0x03, 0), 0, null).status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(readWiped(h, 0)).containsOnly((byte) 0);
+        assertThat(readWiped(h, BLOCKS - 256)).containsOnly((byte) 0);
+        assertThat(inner.calls).anyMatch(c -> c.startsWith("unmap"));
+        assertThat(Files.size(keys.resolve("keys/enc.key"))).isEqualTo(64);
+    }
+
+    @Test
+    void cryptographicEraseOnEncryptedFullyProvisionedLuLeavesNoiseThatReadsWithGoodStatus() {
+        TestStore inner = new TestStore(512, BLOCKS, false, false);
+        CoreHarness h = harness(encrypting(inner));
+        writeA(h);
+        byte[] cipherText = inner.data.clone();
+        assertThat(h.run(sanitize(0x80 | 0x03, 0), 0, null).status()).isEqualTo(ScsiStatus.GOOD); // IMMED
+        h.runIo();
+        assertThat(inner.data).isEqualTo(cipherText);
+        assertThat(readWiped(h, 0)).isNotEqualTo(new byte[256 * 512]);
+        readWiped(h, BLOCKS - 256);
+        assertThat(inner.calls).noneMatch(c -> c.startsWith("unmap"));
+    }
+
+    @Test
+    void cryptographicEraseWithAParameterListIsInvalidFieldInCdb() {
+        CoreHarness h = harness(encrypting(new TestStore(512, BLOCKS, false, true)));
+        assertSense(h.run(sanitize(0x03, 8), 8, new byte[8]), 0x05, 0x24, 0x00);
+    }
+
+    @Test
+    void cryptographicEraseIsReportedAndWacereqIsOneOnlyWhereTheStoreEncrypts() {
+        CoreHarness enc = harness(encrypting(new TestStore(512, BLOCKS, false, false)));
+        CoreHarness plain = CoreHarness.of(new TestStore(512, BLOCKS, false, false), false);
+        // REPORT SUPPORTED OPERATION CODES, options 010b (opcode and service action): SUPPORT 011b or 001b
+        byte[] rsoc = of(0xA3, 0x0C, 2, 0x48, 0, 0x03, 0, 0, 0xFF, 0xFF, 0, 0);
+        assertThat(enc.run(rsoc).dataIn()[1] & 0x07).isEqualTo(3);
+        assertThat(plain.run(rsoc).dataIn()[1] & 0x07).isEqualTo(1);
+        // Block Device Characteristics VPD byte 7: WACEREQ (bits 5..4) 01b
+        byte[] b1 = of(0x12, 0x01, 0xB1, 0, 0xFF, 0);
+        assertThat(enc.run(b1).dataIn()[7] & 0x30).isEqualTo(0x10);
+        assertThat(plain.run(b1).dataIn()[7] & 0x30).isZero();
     }
 }

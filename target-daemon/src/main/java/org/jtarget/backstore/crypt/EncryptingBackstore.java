@@ -1,0 +1,168 @@
+package org.jtarget.backstore.crypt;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import org.jtarget.backstore.spi.Backstore;
+import org.jtarget.backstore.spi.BackstoreInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+
+/**
+ * Encryption at rest over another store: every logical block is stored as XTS-AES-256 ciphertext
+ * (IEEE 1619, the dm-crypt/LUKS default {@code aes-xts-plain64}): one data unit per logical block,
+ * its LBA as the data unit number. What the store holds on disk is never the plaintext; the key
+ * lives in a {@link KeyFile} under the daemon's state directory, and {@link #cryptoErase} replaces
+ * it, which is SANITIZE CRYPTOGRAPHIC ERASE (SBC-4 4.11, 5.30.3).
+ *
+ * <p>Writes encrypt into a pooled direct buffer (the caller's buffer is borrowed and never
+ * changed) and hand that to the inner store; reads let the inner store fill the caller's buffer
+ * and decrypt it in place. Each thread has its own {@link XtsAes} (Ciphers and scratch arrays made
+ * once), so I/O allocates nothing beyond the pooled buffer.
+ *
+ * <p>Deallocated blocks: a thin store reads them as zeros (LBPRZ = 1), and so must this one. An
+ * all-zero ciphertext block is therefore returned as zeros without decrypting: XTS output is
+ * uniformly random, so a written 512-byte block encrypts to all zeros with probability 2^-4096.
+ * The same rule makes never-written blocks of a sparse file read as zeros.
+ */
+public final class EncryptingBackstore implements Backstore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EncryptingBackstore.class);
+
+    private final Backstore inner;
+    private final Path keyFile;
+    private final ByteBufAllocator alloc;
+    private final SecureRandom random;
+    private final int blockSize;
+    private final ThreadLocal<XtsAes> engines;
+    private volatile XtsKey key;
+
+    /**
+     * Wraps {@code inner} (consumed: closing this closes it) with {@code key}, whose key file is
+     * {@code keyFile}; write buffers come from {@code alloc}.
+     */
+    public EncryptingBackstore(Backstore inner, Path keyFile, XtsKey key, ByteBufAllocator alloc,
+                               SecureRandom random) {
+        this.inner = inner;
+        this.keyFile = keyFile;
+        this.key = key;
+        this.alloc = alloc;
+        this.random = random;
+        this.blockSize = inner.info().blockSize();
+        if (blockSize % XtsAes.AES_BLOCK != 0) {
+            throw new IllegalArgumentException("block size " + blockSize + " is not a multiple of 16");
+        }
+        this.engines = ThreadLocal.withInitial(() -> new XtsAes(this.key));
+    }
+
+    /** The store underneath, which holds the ciphertext. */
+    public Backstore inner() {
+        return inner;
+    }
+
+    /** This thread's engine, on the current key. */
+    private XtsAes engine() {
+        XtsAes e = engines.get();
+        XtsKey k = key;
+        if (e.key() != k) {
+            e.rekey(k);
+        }
+        return e;
+    }
+
+    @Override
+    public BackstoreInfo info() {
+        return inner.info();
+    }
+
+    @Override
+    public String name() {
+        return inner.name();
+    }
+
+    @Override
+    public boolean isNonBlocking() {
+        return inner.isNonBlocking();
+    }
+
+    /** Reads the ciphertext into {@code dst} (borrowed) and decrypts it there. */
+    @Override
+    public void read(long lba, int blocks, ByteBuf dst) throws IOException {
+        int at = dst.writerIndex();
+        inner.read(lba, blocks, dst);
+        engine().decryptInPlace(dst, at, blockSize, blocks, lba);
+    }
+
+    /** Encrypts {@code src} (borrowed, unchanged) into a pooled buffer and writes that. */
+    @Override
+    public void write(long lba, ByteBuf src, boolean fua) throws IOException {
+        int length = src.readableBytes();
+        ByteBuf cipherText = alloc.directBuffer(length, length);
+        try {
+            engine().encrypt(src, src.readerIndex(), cipherText, 0, blockSize, length / blockSize, lba);
+            cipherText.writerIndex(length);
+            inner.write(lba, cipherText, fua);
+        } finally {
+            cipherText.release();
+        }
+    }
+
+    @Override
+    public void flush(long lba, long blocks) throws IOException {
+        inner.flush(lba, blocks);
+    }
+
+    @Override
+    public boolean supportsUnmap() {
+        return inner.supportsUnmap();
+    }
+
+    /** Deallocated blocks read as zeros from the inner store, and zeros pass decryption unchanged. */
+    @Override
+    public void unmap(long lba, long blocks) throws IOException {
+        inner.unmap(lba, blocks);
+    }
+
+    @Override
+    public int unmapGranularityBlocks() {
+        return inner.unmapGranularityBlocks();
+    }
+
+    @Override
+    public ProvisioningRun provisioningRun(long lba, long maxBlocks) throws IOException {
+        return inner.provisioningRun(lba, maxBlocks);
+    }
+
+    @Override
+    public boolean supportsCryptoErase() {
+        return true;
+    }
+
+    /**
+     * A new random key, made durable in the key file before it is used; the old key file's bytes are
+     * overwritten and the old key's bytes wiped from memory. Ciphertext written under the old key
+     * decrypts to noise from now on. The caller (SANITIZE) holds the whole LU, so no I/O runs.
+     */
+    @Override
+    public synchronized void cryptoErase() throws IOException {
+        XtsKey next = XtsKey.generate(random);
+        KeyFile.replace(keyFile, next);
+        XtsKey old = key;
+        key = next;
+        old.destroy();
+        LOG.info("backstore {}: cryptographic erase: new key in {}", name(), keyFile);
+    }
+
+    /** Closes the inner store and wipes the key from memory. */
+    @Override
+    public void close() throws IOException {
+        try {
+            inner.close();
+        } finally {
+            key.destroy();
+        }
+    }
+}
