@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Regression guard for SCSI/iSCSI conformance: libiscsi's suite ({@code iscsi-test-cu}, package
- * libiscsi-bin) runs against a thin memory LUN and a thin file LUN, each with the same URL twice so
+ * libiscsi-bin) runs against a thin memory LUN and a thin, encrypted (AES-XTS) file LUN, each with the same URL twice so
  * the MultipathIO tests get a second session to the same LU, and with {@code -d} (destructive tests
  * allowed). Every test must pass or be skipped by the suite (a feature the LU does not advertise),
  * and at least {@value #MIN_PASS} must pass, so a suite that silently runs nothing fails too.
@@ -51,7 +51,7 @@ class LibiscsiConformanceIT {
                     listen: 127.0.0.1:%d
                 backstores:
                   - { name: thin-memory, type: memory, size: 1GiB, thin: true }
-                  - { name: thin-file, type: file, path: thin-file.img, size: 1GiB, create: true, thin: true }
+                  - { name: thin-file, type: file, path: thin-file.img, size: 1GiB, create: true, thin: true, encrypt: true }
                 targets:
                   - iqn: %s
                     portals: [default]
@@ -62,7 +62,7 @@ class LibiscsiConformanceIT {
                 """.formatted(port, DaemonConfig.IQN)); // DaemonProcess.url(lun) names DaemonConfig.IQN
 
     @ParameterizedTest(name = "LUN {0} ({1})")
-    @CsvSource({"0, thin memory", "1, thin file"})
+    @CsvSource({"0, thin memory", "1, thin encrypted file"})
     void everyTestPassesOrIsSkipped(int lun, String kind) throws IOException {
         Path tool = ClientTool.require("iscsi-test-cu", "libiscsi-bin");
         String url = DAEMON.daemon().url(lun);
