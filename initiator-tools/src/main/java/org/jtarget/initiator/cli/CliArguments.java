@@ -33,7 +33,10 @@ public record CliArguments(Command command, IscsiUrl url, int vpdPage, long lba,
             + " [--initiator-name IQN] [--digests] [--timeout SECONDS]\n"
             + "       jtarget-initiator crashcheck write --url URL --journal FILE [--seconds N] [--mode fua|sync|none]"
             + " [--lba N] [--blocks N]\n"
-            + "       jtarget-initiator crashcheck verify --url URL --journal FILE";
+            + "       jtarget-initiator crashcheck verify --url URL --journal FILE\n"
+            + "       jtarget-initiator bench --url URL [--sessions N] [--qd N]"
+            + " [--rw read|write|rw|randread|randwrite|randrw] [--rwmixread PCT] [--bs SIZE] [--seconds N]"
+            + " [--ramp SECONDS] [--lba N] [--blocks N]";
 
     /** Parses {@code args}; any problem is a {@link CliFailure#USAGE} failure. */
     public static CliArguments parse(String[] args) throws CliFailure {

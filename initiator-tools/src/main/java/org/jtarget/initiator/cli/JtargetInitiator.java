@@ -2,6 +2,7 @@ package org.jtarget.initiator.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import org.jtarget.initiator.bench.Bench;
 import org.jtarget.initiator.crashcheck.Crashcheck;
 
 /**
@@ -12,7 +13,8 @@ import org.jtarget.initiator.crashcheck.Crashcheck;
  * {@code crashcheck write}).
  *
  * <p>{@code crashcheck write|verify} ({@link Crashcheck}) has its own {@code --url} form of
- * command line and shares the exit codes.
+ * command line and shares the exit codes, as does {@code bench} ({@link Bench}, a load generator:
+ * 4 when a command ended in CHECK CONDITION, 5 when a connection was lost).
  */
 public final class JtargetInitiator {
 
@@ -32,6 +34,8 @@ public final class JtargetInitiator {
         try {
             if (Crashcheck.handles(args)) {
                 Crashcheck.run(args, out);
+            } else if (Bench.handles(args)) {
+                Bench.run(args, out);
             } else {
                 CliArguments a = CliArguments.parse(args);
                 try (InitiatorSession s = InitiatorSession.open(a)) {

@@ -1,0 +1,282 @@
+package org.jtarget.initiator.bench;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.util.SplittableRandom;
+import org.jtarget.initiator.cli.CliFailure;
+import org.jtarget.initiator.cli.InitiatorSession;
+import org.jtarget.initiator.raw.InitiatorPdus;
+import org.jtarget.initiator.raw.IscsiOpcodes;
+import org.jtarget.initiator.raw.IscsiProtocolException;
+import org.jtarget.initiator.raw.RawIscsiClient;
+import org.jtarget.initiator.raw.RawPdu;
+import org.jtarget.initiator.raw.ScsiCdbs;
+import org.jtarget.initiator.raw.ScsiResult;
+
+/**
+ * One session's load loop on one thread: keeps up to {@code qd} READ (16)/WRITE (16) commands
+ * outstanding over one connection, never sending a CmdSN beyond the target's MaxCmdSN (RFC 7143
+ * 4.2.2.1), and times each from just before its SCSI Command PDU is sent to the PDU carrying its
+ * status (SCSI Response, or the last Data-In with the S bit, RFC 7143 11.7.2).
+ *
+ * <p>Each queue slot owns one SCSI Command PDU, reused for every command it carries; write data
+ * comes from {@link Payloads}, as immediate data up to {@code min(FirstBurstLength,
+ * MaxRecvDataSegmentLength)} when negotiated (RFC 7143 13.11), the rest in Data-Out PDUs answering
+ * the target's R2Ts (RFC 7143 11.8). The Initiator Task Tag holds the slot in its low 16 bits and a
+ * sequence number above, so a stray answer is recognised. The raw client itself still makes the
+ * wire bytes of each PDU in a new array (and reads each received one into new arrays).
+ */
+final class BenchSession {
+
+    private static final int SLOT_BITS = 16;
+    private static final int SLOT_MASK = (1 << SLOT_BITS) - 1;
+    private static final int STATUS_BIT = 0x01;
+    private static final int READ_FLAGS = RawPdu.FINAL_BIT | InitiatorPdus.SCSI_READ_BIT
+            | InitiatorPdus.TASK_ATTRIBUTE_SIMPLE;
+    private static final int WRITE_FLAGS = RawPdu.FINAL_BIT | InitiatorPdus.SCSI_WRITE_BIT
+            | InitiatorPdus.TASK_ATTRIBUTE_SIMPLE;
+    /** READ (16)/WRITE (16) CDB (SBC-4 5.16, 5.45): the LBA at bytes 2-9 (TRANSFER LENGTH, 10-13, never changes). */
+    private static final int CDB_LBA_OFFSET = RawPdu.CDB_OFFSET + 2;
+    private static final byte[] NO_DATA = new byte[0];
+
+    private final int index;
+    private final RawIscsiClient client;
+    private final SessionPlan plan;
+    private RunControl control;
+    private final LbaGenerator lbas;
+    private final SplittableRandom mix;
+    private final Payloads payloads;
+    private final int immediateBytes;
+    private final int segmentBytes;
+    private final RawPdu[] commands;
+    private final int[] itts;
+    private final long[] sentAt;
+    private final long[] lbaOf;
+    private final boolean[] writing;
+    private final boolean[] busy;
+    private final int[] free;
+    private final RawPdu dataOut;
+    private final DirectionStats reads = new DirectionStats();
+    private final DirectionStats writes = new DirectionStats();
+    private int freeCount;
+    private int sequence;
+    private int cmdSn;
+    private int maxCmdSn;
+    private int expStatSn;
+
+    /**
+     * Prepares every buffer; {@code client} must be logged in. Pings once (RFC 7143 11.18) to learn
+     * the StatSN the first command acknowledges.
+     */
+    BenchSession(int index, RawIscsiClient client, SessionPlan plan) throws IOException {
+        this.index = index;
+        this.client = client;
+        this.plan = plan;
+        this.lbas = plan.lbas(index);
+        this.mix = new SplittableRandom(plan.seed() ^ (0x9E3779B97F4A7C15L * (index + 1)));
+        this.payloads = new Payloads(plan.blockBytes(), plan.seed() + index);
+        int fbl = SessionSetup.negotiatedNumber(client, "FirstBurstLength", 65536);
+        this.segmentBytes = client.targetMaxRecvDataSegmentLength();
+        this.immediateBytes = SessionSetup.immediateData(client)
+                ? Math.min(plan.blockBytes(), Math.min(fbl, segmentBytes)) : 0;
+        int qd = plan.queueDepth();
+        commands = new RawPdu[qd];
+        itts = new int[qd];
+        sentAt = new long[qd];
+        lbaOf = new long[qd];
+        writing = new boolean[qd];
+        busy = new boolean[qd];
+        free = new int[qd];
+        for (int slot = 0; slot < qd; slot++) {
+            commands[slot] = newCommand();
+            free[freeCount++] = qd - 1 - slot;
+        }
+        dataOut = InitiatorPdus.dataOut(plan.lun(), 0, 0, 0, 0, 0, NO_DATA, false);
+        expStatSn = client.ping().word24() + 1;
+        cmdSn = client.cmdSn();
+        maxCmdSn = client.maxCmdSn();
+    }
+
+    private RawPdu newCommand() {
+        return InitiatorPdus.scsiCommand(plan.lun(), 0, 0, 0, ScsiCdbs.read16(0, plan.ioBlocks()), true, false,
+                plan.blockBytes());
+    }
+
+    DirectionStats reads() {
+        return reads;
+    }
+
+    DirectionStats writes() {
+        return writes;
+    }
+
+    /**
+     * Runs on {@code control}'s clock until it or a failure stops issuing, drains, logs out;
+     * failures go to {@code control}. Call once, on the session's own thread.
+     */
+    void run(RunControl control) {
+        this.control = control;
+        try {
+            loop();
+            logout();
+        } catch (IOException | RuntimeException e) {
+            control.fail(new CliFailure(CliFailure.IO_ERROR, "session " + index + ": " + e));
+        } finally {
+            try {
+                client.close();
+            } catch (IOException e) {
+                // nothing left to do with it
+            }
+        }
+    }
+
+    private void loop() throws IOException {
+        int qd = plan.queueDepth();
+        while (true) {
+            boolean issuing = fill();
+            if (freeCount == qd && !issuing) {
+                return;
+            }
+            RawPdu pdu = client.readPdu();
+            if (pdu == null) {
+                throw new EOFException("the target closed the connection");
+            }
+            if (pdu.opcode() >= IscsiOpcodes.NOP_IN && client.maxCmdSn() - maxCmdSn > 0) {
+                maxCmdSn = client.maxCmdSn(); // serial arithmetic: never move the window back (RFC 7143 4.2.2.1)
+            }
+            handle(pdu);
+        }
+    }
+
+    /** Sends commands while slots are free, the window allows and the clock runs; returns whether it runs. */
+    private boolean fill() throws IOException {
+        while (freeCount > 0 && cmdSn - maxCmdSn <= 0) {
+            if (!control.issuing(System.nanoTime())) {
+                return false;
+            }
+            issue(free[--freeCount]);
+        }
+        return control.issuing(System.nanoTime());
+    }
+
+    private void issue(int slot) throws IOException {
+        boolean write = plan.readPercent() == 0 || (plan.readPercent() < 100 && mix.nextInt(100) >= plan.readPercent());
+        long lba = lbas.next();
+        int itt = ((++sequence & 0x7fff) << SLOT_BITS) | slot;
+        RawPdu cmd = commands[slot];
+        cmd.flags(write ? WRITE_FLAGS : READ_FLAGS).itt(itt).word24(cmdSn).word28(expStatSn);
+        cmd.u8(RawPdu.CDB_OFFSET, write ? ScsiCdbs.WRITE_16 : ScsiCdbs.READ_16);
+        cmd.u32(CDB_LBA_OFFSET, (int) (lba >>> 32)).u32(CDB_LBA_OFFSET + 4, (int) lba);
+        cmd.data(write && immediateBytes > 0 ? payloads.of(immediateBytes) : NO_DATA);
+        itts[slot] = itt;
+        busy[slot] = true;
+        writing[slot] = write;
+        lbaOf[slot] = lba;
+        sentAt[slot] = System.nanoTime();
+        client.send(cmd);
+        cmdSn++;
+    }
+
+    private void handle(RawPdu pdu) throws IOException {
+        switch (pdu.opcode()) {
+            case IscsiOpcodes.SCSI_RESPONSE -> complete(slotOf(pdu), pdu, pdu.u8(2));
+            case IscsiOpcodes.SCSI_DATA_IN -> {
+                int slot = slotOf(pdu);
+                if ((pdu.flags() & STATUS_BIT) != 0) {
+                    complete(slot, pdu, 0);
+                }
+            }
+            case IscsiOpcodes.R2T -> answerR2T(slotOf(pdu), pdu);
+            case IscsiOpcodes.NOP_IN -> {
+                if (pdu.word20() != RawPdu.RESERVED_TAG) { // RFC 7143 11.19.2: the target asks for an answer
+                    client.send(InitiatorPdus.nopOut(RawPdu.RESERVED_TAG, pdu.word20(), cmdSn, expStatSn, true));
+                }
+            }
+            case IscsiOpcodes.ASYNC_MESSAGE -> {
+                // nothing to do: a request to log out ends in a closed connection, reported then
+            }
+            case IscsiOpcodes.REJECT -> throw new IscsiProtocolException("target sent Reject reason 0x"
+                    + Integer.toHexString(pdu.u8(2)));
+            default -> throw new IscsiProtocolException("unexpected " + pdu);
+        }
+    }
+
+    /** The busy slot a target PDU answers; a protocol error for an unknown tag. */
+    private int slotOf(RawPdu pdu) throws IscsiProtocolException {
+        int slot = pdu.itt() & SLOT_MASK;
+        if (slot >= itts.length || !busy[slot] || itts[slot] != pdu.itt()) {
+            throw new IscsiProtocolException("answer for unknown ITT 0x" + Integer.toHexString(pdu.itt()) + ": " + pdu);
+        }
+        return slot;
+    }
+
+    /** The command in {@code slot} ended: PDU {@code pdu} carries its status and StatSN. */
+    private void complete(int slot, RawPdu pdu, int response) {
+        long now = System.nanoTime();
+        expStatSn = pdu.word24() + 1; // RFC 7143 4.2.2.2: acknowledge the status
+        int status = pdu.u8(3);
+        DirectionStats stats = writing[slot] ? writes : reads;
+        if (status == ScsiResult.GOOD && response == 0) {
+            if (control.measured(now)) {
+                stats.completed(now - sentAt[slot], plan.blockBytes());
+            }
+        } else {
+            stats.failed();
+            control.fail(failure(slot, pdu, status, response));
+        }
+        busy[slot] = false;
+        free[freeCount++] = slot;
+    }
+
+    private CliFailure failure(int slot, RawPdu pdu, int status, int response) {
+        byte[] sense = pdu.opcode() == IscsiOpcodes.SCSI_RESPONSE ? sense(pdu.data()) : NO_DATA;
+        String what = "session " + index + ": " + (writing[slot] ? "WRITE (16)" : "READ (16)") + " at LBA "
+                + lbaOf[slot];
+        try {
+            InitiatorSession.check(new ScsiResult(status, response, NO_DATA, sense, 0), what);
+            return new CliFailure(CliFailure.IO_ERROR, what + " failed");
+        } catch (CliFailure f) {
+            return f;
+        }
+    }
+
+    /** RFC 7143 11.4.7: the data segment of a SCSI Response is SenseLength (2 bytes) then the sense data. */
+    private static byte[] sense(byte[] d) {
+        if (d.length < 2) {
+            return NO_DATA;
+        }
+        int len = ((d[0] & 0xff) << 8) | (d[1] & 0xff);
+        return java.util.Arrays.copyOfRange(d, 2, Math.min(d.length, 2 + len));
+    }
+
+    /** RFC 7143 11.8: Data-Out PDUs for the bytes an R2T asks for, each at most MaxRecvDataSegmentLength. */
+    private void answerR2T(int slot, RawPdu r2t) throws IOException {
+        int offset = r2t.word40();
+        int length = r2t.word44();
+        if (!writing[slot] || offset < 0 || length < 0 || (long) offset + length > plan.blockBytes()) {
+            throw new IscsiProtocolException("R2T for bytes " + offset + "+" + length + " of a "
+                    + (writing[slot] ? plan.blockBytes() + "-byte write" : "read") + ": " + r2t);
+        }
+        dataOut.itt(r2t.itt()).word20(r2t.word20()).word28(expStatSn);
+        int dataSn = 0;
+        for (int done = 0; done < length; dataSn++) {
+            int n = Math.min(segmentBytes, length - done);
+            dataOut.flags(done + n == length ? RawPdu.FINAL_BIT : 0).word36(dataSn).word40(offset + done)
+                    .data(payloads.of(n));
+            client.send(dataOut);
+            done += n;
+        }
+    }
+
+    /** Logout closing the session (RFC 7143 11.14), best effort: the numbers are already in. */
+    private void logout() throws IOException {
+        int itt = 0x7fff_0000 | SLOT_MASK;
+        client.send(InitiatorPdus.logoutRequest(itt, 0, cmdSn, expStatSn));
+        for (int i = 0; i < 16; i++) {
+            RawPdu pdu = client.readPdu();
+            if (pdu == null || pdu.opcode() == IscsiOpcodes.LOGOUT_RESPONSE) {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,14 @@
+/**
+ * {@code jtarget-initiator bench}: a load generator in the manner of fio, speaking iSCSI through
+ * the raw client. Several sessions (one TCP connection and one thread each) keep a queue depth of
+ * READ (16)/WRITE (16) commands outstanding each, within the target's CmdSN window (RFC 7143
+ * 4.2.2.1), sequential or random over a region, reads and writes mixed as asked
+ * ({@link org.jtarget.initiator.bench.BenchArguments}). Every command's latency goes into a
+ * fixed-size log-linear {@link org.jtarget.initiator.bench.LatencyHistogram} per session and
+ * direction; the report gives IOPS, bandwidth and min/avg/p50/p99/p99.9/max latency per direction.
+ *
+ * <p>The load loop allocates nothing of its own per command (preallocated command PDUs, write
+ * payloads and histograms); the raw client still copies each PDU into a fresh array to send it
+ * and reads each received PDU into fresh arrays, which bounds how fast one session can go.
+ */
+package org.jtarget.initiator.bench;
