@@ -168,9 +168,16 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
         in.skipBytes(in.readableBytes());
     }
 
+    /**
+     * Copies the BHS word by word: {@code writeBytes(ByteBuf)} from a composite cumulation into a
+     * direct buffer goes through NIO views ({@code nioBuffers()} arrays and duplicates), about
+     * 200 bytes of garbage per PDU without {@code sun.misc.Unsafe}; six longs cost nothing.
+     */
     private static ByteBuf copyBhs(ChannelHandlerContext ctx, ByteBuf in, int start) {
         ByteBuf bhs = ctx.alloc().buffer(IscsiPdu.BHS_LENGTH, IscsiPdu.BHS_LENGTH);
-        bhs.writeBytes(in, start, IscsiPdu.BHS_LENGTH);
+        for (int i = 0; i < IscsiPdu.BHS_LENGTH; i += Long.BYTES) {
+            bhs.writeLong(in.getLong(start + i));
+        }
         return bhs;
     }
 }
