@@ -139,7 +139,7 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
         ByteBuf bhs = copyBhs(ctx, in, start);
         ByteBuf ahs = ahsLength == 0 ? Unpooled.EMPTY_BUFFER : in.retainedSlice(start + IscsiPdu.BHS_LENGTH, ahsLength);
         ByteBuf data = dsl == 0 ? Unpooled.EMPTY_BUFFER : in.retainedSlice(start + headerLength, dsl);
-        return new IscsiPdu(bhs, ahs, data);
+        return IscsiPdu.wrap(bhs, ahs, data);
     }
 
     private boolean headerDigestMatches(ByteBuf in, int start, int ahsLength) {
