@@ -16,7 +16,8 @@ public final class BufferPool {
     public BufferPool(int arenas) {
         this.allocator = new PooledByteBufAllocator(true, 0, arenas,
                 PooledByteBufAllocator.defaultPageSize(), PooledByteBufAllocator.defaultMaxOrder(),
-                0, 0, true);
+                PooledByteBufAllocator.defaultSmallCacheSize(), PooledByteBufAllocator.defaultNormalCacheSize(),
+                true);
     }
 
     /** The allocator to set as {@code ChannelOption.ALLOCATOR} and to take store buffers from. */

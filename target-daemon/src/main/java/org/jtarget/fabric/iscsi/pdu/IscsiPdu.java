@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.AbstractReferenceCounted;
+import io.netty.util.Recycler;
 
 /**
  * One iSCSI PDU: the 48-byte Basic Header Segment, the Additional Header Segments and the data
@@ -57,37 +58,65 @@ public final class IscsiPdu extends AbstractReferenceCounted {
     /** The reserved ITT value 0xffffffff (RFC 7143 11.2.1.8). */
     public static final int RESERVED_TAG = 0xffffffff;
 
-    private final ByteBuf bhs;
-    private final ByteBuf ahs;
-    private final ByteBuf data;
+    /**
+     * PDU objects of the hot path are recycled (DESIGN 4.2: no per-I/O allocation): every READ
+     * and WRITE decodes one and sends one or two. Netty's recycler takes them back from any thread.
+     */
+    private static final Recycler<IscsiPdu> RECYCLER = new Recycler<>() {
+        @Override
+        protected IscsiPdu newObject(Handle<IscsiPdu> handle) {
+            return new IscsiPdu(handle);
+        }
+    };
+
+    /** Null for PDUs made with the public constructor (never recycled). */
+    private final Recycler.Handle<IscsiPdu> handle;
+    private ByteBuf bhs;
+    private ByteBuf ahs;
+    private ByteBuf data;
 
     /**
-     * Wraps already-framed parts (consumes all three).
+     * Wraps already-framed parts (consumes all three). Not recycled: the hot path uses
+     * {@link #wrap}.
      *
      * @param bhs  exactly 48 readable bytes
      * @param ahs  the AHS bytes (may be empty)
      * @param data the data segment without padding (may be empty)
      */
     public IscsiPdu(ByteBuf bhs, ByteBuf ahs, ByteBuf data) {
+        this.handle = null;
         this.bhs = bhs;
         this.ahs = ahs;
         this.data = data;
     }
 
+    private IscsiPdu(Recycler.Handle<IscsiPdu> handle) {
+        this.handle = handle;
+    }
+
+    /**
+     * Like the constructor, but the object comes from (and goes back to, on the last
+     * {@link #release()}) a recycler: do not touch a PDU after releasing it.
+     */
+    public static IscsiPdu wrap(ByteBuf bhs, ByteBuf ahs, ByteBuf data) {
+        IscsiPdu pdu = RECYCLER.get();
+        pdu.setRefCnt(1);
+        pdu.bhs = bhs;
+        pdu.ahs = ahs;
+        pdu.data = data;
+        return pdu;
+    }
+
     /** A new PDU with a zeroed BHS, the given opcode, and no AHS or data. */
     public static IscsiPdu create(ByteBufAllocator alloc, int opcode) {
-        ByteBuf bhs = alloc.buffer(BHS_LENGTH, BHS_LENGTH);
-        bhs.writeZero(BHS_LENGTH);
-        IscsiPdu pdu = new IscsiPdu(bhs, Unpooled.EMPTY_BUFFER, Unpooled.EMPTY_BUFFER);
-        pdu.opcode(opcode);
-        return pdu;
+        return create(alloc, opcode, Unpooled.EMPTY_BUFFER);
     }
 
     /** A new PDU with the given data segment (consumes data). */
     public static IscsiPdu create(ByteBufAllocator alloc, int opcode, ByteBuf data) {
         ByteBuf bhs = alloc.buffer(BHS_LENGTH, BHS_LENGTH);
         bhs.writeZero(BHS_LENGTH);
-        IscsiPdu pdu = new IscsiPdu(bhs, Unpooled.EMPTY_BUFFER, data);
+        IscsiPdu pdu = wrap(bhs, Unpooled.EMPTY_BUFFER, data);
         pdu.opcode(opcode);
         pdu.dataSegmentLength(data.readableBytes());
         return pdu;
@@ -190,13 +219,30 @@ public final class IscsiPdu extends AbstractReferenceCounted {
 
     @Override
     protected void deallocate() {
-        bhs.release();
-        ahs.release();
-        data.release();
+        ByteBuf b = bhs;
+        ByteBuf a = ahs;
+        ByteBuf d = data;
+        if (handle != null) {
+            bhs = null; // a use after release fails fast instead of reading the next PDU
+            ahs = null;
+            data = null;
+        }
+        try {
+            b.release();
+            a.release();
+            d.release();
+        } finally {
+            if (handle != null) {
+                handle.recycle(this);
+            }
+        }
     }
 
     @Override
     public String toString() {
+        if (bhs == null) {
+            return "IscsiPdu[released]";
+        }
         return String.format("IscsiPdu[op=0x%02x flags=0x%02x itt=0x%08x dsl=%d]", opcode(), flags(),
                 initiatorTaskTag(), dataSegmentLength());
     }

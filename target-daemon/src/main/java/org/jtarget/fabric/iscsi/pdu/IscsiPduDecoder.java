@@ -139,7 +139,7 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
         ByteBuf bhs = copyBhs(ctx, in, start);
         ByteBuf ahs = ahsLength == 0 ? Unpooled.EMPTY_BUFFER : in.retainedSlice(start + IscsiPdu.BHS_LENGTH, ahsLength);
         ByteBuf data = dsl == 0 ? Unpooled.EMPTY_BUFFER : in.retainedSlice(start + headerLength, dsl);
-        return new IscsiPdu(bhs, ahs, data);
+        return IscsiPdu.wrap(bhs, ahs, data);
     }
 
     private boolean headerDigestMatches(ByteBuf in, int start, int ahsLength) {
@@ -168,9 +168,16 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
         in.skipBytes(in.readableBytes());
     }
 
+    /**
+     * Copies the BHS word by word: {@code writeBytes(ByteBuf)} from a composite cumulation into a
+     * direct buffer goes through NIO views ({@code nioBuffers()} arrays and duplicates), about
+     * 200 bytes of garbage per PDU without {@code sun.misc.Unsafe}; six longs cost nothing.
+     */
     private static ByteBuf copyBhs(ChannelHandlerContext ctx, ByteBuf in, int start) {
         ByteBuf bhs = ctx.alloc().buffer(IscsiPdu.BHS_LENGTH, IscsiPdu.BHS_LENGTH);
-        bhs.writeBytes(in, start, IscsiPdu.BHS_LENGTH);
+        for (int i = 0; i < IscsiPdu.BHS_LENGTH; i += Long.BYTES) {
+            bhs.writeLong(in.getLong(start + i));
+        }
         return bhs;
     }
 }

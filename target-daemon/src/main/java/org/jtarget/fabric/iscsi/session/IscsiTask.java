@@ -1,5 +1,7 @@
 package org.jtarget.fabric.iscsi.session;
 
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import org.jtarget.io.LunQueueDepth;
 import org.jtarget.scsi.spi.ScsiCommand;
 
@@ -67,6 +69,14 @@ final class IscsiTask implements LunQueueDepth.Waiter {
     /** R2TSN / DataSN of the next R2T or Data-In: also the ExpDataSN of the SCSI Response. */
     int inPduSn;
 
+    /**
+     * The data-out composite, kept across commands so a WRITE allocates no CompositeByteBuf and
+     * no component array (DESIGN 4.2). The task holds one reference; each command gets its own
+     * ({@link ScsiCommand#releaseBuffers()} drops it). Made with {@code new}, not through the
+     * allocator, so it is not leak-tracked: emptied, it holds no memory, only its array.
+     */
+    private CompositeByteBuf spareDataOut;
+
     IscsiTask(TaskSequencer sequencer) {
         this.sequencer = sequencer;
         this.onAdmitted = () -> sequencer.admitted(this);
@@ -83,6 +93,35 @@ final class IscsiTask implements LunQueueDepth.Waiter {
     @Override
     public void cancelled() {
         sequencer.sessionLoop().execute(onCancelled);
+    }
+
+    /** The composite for this command's data-out, with a reference the command owns. */
+    CompositeByteBuf dataOutBuffer(ByteBufAllocator alloc, int maxComponents) {
+        CompositeByteBuf buf = spareDataOut;
+        if (buf == null) {
+            buf = new CompositeByteBuf(alloc, true, maxComponents);
+            spareDataOut = buf;
+        }
+        return buf.retain();
+    }
+
+    /**
+     * After {@link ScsiCommand#releaseBuffers()}: empties the composite for the next command
+     * (releasing its components) if the task's reference is the last; if someone still holds it
+     * (a retained slice), the task lets it go and makes a new one next time.
+     */
+    void recycleDataOut() {
+        CompositeByteBuf buf = spareDataOut;
+        if (buf == null) {
+            return;
+        }
+        if (buf.refCnt() == 1) {
+            buf.removeComponents(0, buf.numComponents());
+            buf.clear();
+        } else {
+            spareDataOut = null;
+            buf.release();
+        }
     }
 
     void reset() {

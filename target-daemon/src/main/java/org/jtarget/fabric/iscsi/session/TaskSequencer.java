@@ -280,7 +280,7 @@ final class TaskSequencer implements FabricOps {
     private void fillImmediateData(IscsiTask task, IscsiPdu pdu) {
         ByteBuf data = pdu.data();
         if (data.isReadable()) {
-            dataOutBuffer(task).addComponent(true, data.retainedSlice());
+            dataOutBuffer(task).addComponent(true, data.retain()); // the PDU keeps its own reference
             task.received = data.readableBytes();
         }
         // RFC 7143 11.3.1: F=1 means no unsolicited Data-Out follows; InitialR2T=Yes forbids it.
@@ -292,7 +292,7 @@ final class TaskSequencer implements FabricOps {
     private CompositeByteBuf dataOutBuffer(IscsiTask task) {
         CompositeByteBuf buf = task.cmd.dataOut();
         if (buf == null) {
-            buf = connection.alloc().compositeDirectBuffer(MAX_COMPOSITE_COMPONENTS);
+            buf = task.dataOutBuffer(connection.alloc(), MAX_COMPOSITE_COMPONENTS);
             task.cmd.dataOut(buf);
         }
         return buf;
@@ -404,7 +404,7 @@ final class TaskSequencer implements FabricOps {
         }
         task.expectedDataSn++;
         if (len > 0 && data != null && !task.dataDigestError) {
-            dataOutBuffer(task).addComponent(true, data.retainedSlice());
+            dataOutBuffer(task).addComponent(true, data.retain()); // the PDU keeps its own reference
         }
         task.received += len;
         if (!solicited && (pdu.finalFlag() || task.received >= unsolicitedLimit(task))) {
@@ -603,6 +603,7 @@ final class TaskSequencer implements FabricOps {
         }
         releaseWindowSlot(task);
         task.cmd.releaseBuffers();
+        task.recycleDataOut();
         task.reset();
         pool.push(task);
         connection.taskEnded();
