@@ -3,6 +3,7 @@ package org.jtarget.daemon;
 import io.netty.channel.EventLoopGroup;
 import org.jtarget.backstore.crypt.EncryptingBackstore;
 import org.jtarget.backstore.file.FileBackstore;
+import org.jtarget.backstore.partition.PartitionBackstore;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.config.ChapConfig;
@@ -114,17 +115,33 @@ public final class TargetRuntime implements DaemonRuntime {
         return new IscsiTargetDefinition(target.iqn(), target.alias(), core, target.acl(), chap(target.chap()), portals);
     }
 
-    /** File-backed LUs go offline when their file is deleted or replaced (one probe per store). */
+    /**
+     * File-backed LUs, also through partitions and encryption, go offline when their file is
+     * deleted or replaced (one probe per file, shared by the partitions of one file).
+     */
     private void watchMedia(ScsiTargetCore core) throws IOException {
         for (LogicalUnit lu : core.logicalUnits()) {
-            Backstore store = lu.store() instanceof EncryptingBackstore e ? e.inner() : lu.store();
-            if (store instanceof FileBackstore file) {
+            if (backingStore(lu.store()) instanceof FileBackstore file) {
                 FileMediumProbe probe = probes.get(file);
                 if (probe == null) {
                     probe = FileMediumProbe.of(file);
                     probes.put(file, probe);
                 }
                 mediumWatch.watch(lu, probe);
+            }
+        }
+    }
+
+    /** The store that holds the data: through partitions (their parent) and encryption (the inner store). */
+    private static Backstore backingStore(Backstore store) {
+        Backstore s = store;
+        while (true) {
+            if (s instanceof PartitionBackstore p) {
+                s = p.parent();
+            } else if (s instanceof EncryptingBackstore e) {
+                s = e.inner();
+            } else {
+                return s;
             }
         }
     }
