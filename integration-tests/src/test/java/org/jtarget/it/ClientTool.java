@@ -116,4 +116,21 @@ public final class ClientTool {
     private static String read(Path p) throws IOException {
         return new String(Files.readAllBytes(p), StandardCharsets.UTF_8);
     }
+
+    /**
+     * The stdout and stderr files of a client started in the background (the crashcheck writer),
+     * for a failure message: never throws, says so if a file cannot be read.
+     */
+    static String outputOf(String what, Path stdout, Path stderr) {
+        return "--- " + what + " stdout ---\n" + readQuietly(stdout) + "--- " + what + " stderr ---\n"
+                + readQuietly(stderr);
+    }
+
+    private static String readQuietly(Path p) {
+        try {
+            return Files.exists(p) ? read(p) : "";
+        } catch (IOException e) {
+            return "(cannot read " + p + ": " + e + ")";
+        }
+    }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -209,15 +208,6 @@ class CrashcheckIT {
     }
 
     private String writerOutput() {
-        return "--- writer stdout ---\n" + read(dir.resolve("writer.out")) + "--- writer stderr ---\n"
-                + read(dir.resolve("writer.err"));
-    }
-
-    private static String read(Path p) {
-        try {
-            return Files.exists(p) ? Files.readString(p, StandardCharsets.UTF_8) : "";
-        } catch (IOException e) {
-            return "(cannot read " + p + ": " + e + ")";
-        }
+        return ClientTool.outputOf("writer", dir.resolve("writer.out"), dir.resolve("writer.err"));
     }
 }

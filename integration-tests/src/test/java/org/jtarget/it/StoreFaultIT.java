@@ -38,6 +38,7 @@ class StoreFaultIT {
     private static final int MEMORY_LUN = 1;
     private static final int DELETED_LUN = 2;
     private static final int REPLACED_LUN = 3;
+    private static final int PARTITION_LUN = 5;
     private static final int TRUNCATED_LUN = 4;
     private static final int CHUNK_BLOCKS = 512; // 256 KiB per WRITE(10)
     private static final long MIB_BLOCKS = (1L << 20) / BLOCK;
@@ -70,6 +71,8 @@ class StoreFaultIT {
                   - { name: deleted, type: file, path: deleted.img, size: 8MiB, create: true }
                   - { name: replaced, type: file, path: replaced.img, size: 8MiB, create: true }
                   - { name: truncated, type: file, path: truncated.img, size: 64MiB, create: true }
+                  - { name: parted, type: file, path: parted.img, size: 8MiB, create: true }
+                  - { name: parted-a, type: partition, of: parted, offset: 0, size: 4MiB }
                 targets:
                   - iqn: %s
                     portals: [default]
@@ -79,6 +82,7 @@ class StoreFaultIT {
                       - { lun: 2, backstore: deleted }
                       - { lun: 3, backstore: replaced }
                       - { lun: 4, backstore: truncated }
+                      - { lun: 5, backstore: parted-a }
                     acl: ["*"]
                 """.formatted(port, IQN)), port);
     }
@@ -214,6 +218,24 @@ class StoreFaultIT {
             assertSense(c.read10(REPLACED_LUN, 0, 8, BLOCK), 0x02, 0x04, 0x00, "READ(10)");
             assertThat(logLines("LUN 3: backstore replaced is gone")).as(daemon.describe()).isEqualTo(1);
             assertThat(daemon.log()).contains("replaced.img was replaced by another file");
+            assertThat(c.logout()).isZero();
+        }
+    }
+
+    @Test
+    void aPartitionGoesOfflineWhenTheFileItLivesInIsReplaced() throws IOException, InterruptedException {
+        try (RawIscsiClient c = login("partition", PARTITION_LUN)) {
+            Path other = Files.write(dir.resolve("other-parted.img"), new byte[8 << 20]);
+            Files.move(other, dir.resolve("parted.img"), StandardCopyOption.REPLACE_EXISTING,
+                    StandardCopyOption.ATOMIC_MOVE);
+            ScsiResult tur = c.testUnitReady(PARTITION_LUN);
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (tur.good() && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+                tur = c.testUnitReady(PARTITION_LUN);
+            }
+            assertSense(tur, 0x02, 0x04, 0x00, "TEST UNIT READY after the partition's file was replaced");
+            assertThat(logLines("LUN 5: backstore parted-a is gone")).as(daemon.describe()).isEqualTo(1);
             assertThat(c.logout()).isZero();
         }
     }
