@@ -208,12 +208,7 @@ class StoreFaultIT {
             Files.move(other, dir.resolve("replaced.img"), StandardCopyOption.REPLACE_EXISTING,
                     StandardCopyOption.ATOMIC_MOVE);
             // only the periodic check can see this (reads still succeed through the old inode)
-            ScsiResult tur = c.testUnitReady(REPLACED_LUN);
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (tur.good() && System.nanoTime() < deadline) {
-                Thread.sleep(200);
-                tur = c.testUnitReady(REPLACED_LUN);
-            }
+            ScsiResult tur = turUntilNotGood(c, REPLACED_LUN);
             assertSense(tur, 0x02, 0x04, 0x00, "TEST UNIT READY after the file was replaced");
             assertSense(c.read10(REPLACED_LUN, 0, 8, BLOCK), 0x02, 0x04, 0x00, "READ(10)");
             assertThat(logLines("LUN 3: backstore replaced is gone")).as(daemon.describe()).isEqualTo(1);
@@ -228,16 +223,22 @@ class StoreFaultIT {
             Path other = Files.write(dir.resolve("other-parted.img"), new byte[8 << 20]);
             Files.move(other, dir.resolve("parted.img"), StandardCopyOption.REPLACE_EXISTING,
                     StandardCopyOption.ATOMIC_MOVE);
-            ScsiResult tur = c.testUnitReady(PARTITION_LUN);
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (tur.good() && System.nanoTime() < deadline) {
-                Thread.sleep(200);
-                tur = c.testUnitReady(PARTITION_LUN);
-            }
+            ScsiResult tur = turUntilNotGood(c, PARTITION_LUN);
             assertSense(tur, 0x02, 0x04, 0x00, "TEST UNIT READY after the partition's file was replaced");
             assertThat(logLines("LUN 5: backstore parted-a is gone")).as(daemon.describe()).isEqualTo(1);
             assertThat(c.logout()).isZero();
         }
+    }
+
+    /** TEST UNIT READY until it is not GOOD (only the daemon's 2 s file watch can change it), for at most 20 s. */
+    private static ScsiResult turUntilNotGood(RawIscsiClient c, int lun) throws IOException, InterruptedException {
+        ScsiResult tur = c.testUnitReady(lun);
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (tur.good() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            tur = c.testUnitReady(lun);
+        }
+        return tur;
     }
 
     @Test
