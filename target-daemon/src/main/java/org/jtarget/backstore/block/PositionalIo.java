@@ -173,7 +173,10 @@ public final class PositionalIo implements AutoCloseable {
         if (buf.hasMemoryAddress()) {
             address = buf.memoryAddress() + index;
         } else if (buf.isDirect() && buf.nioBufferCount() == 1) {
-            address = MemorySegment.ofBuffer(buf.internalNioBuffer(index, length)).address();
+            // nioBuffer, not internalNioBuffer: this runs on an I/O thread, and the internal view
+            // is one shared object per buffer whose position the event loop may move meanwhile
+            // (a Data-Out slice's parent is the decoder's buffer, still being read into)
+            address = MemorySegment.ofBuffer(buf.nioBuffer(index, length)).address();
         } else {
             return 0;
         }

@@ -2,6 +2,7 @@ package org.jtarget.fabric.iscsi.pdu;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 
@@ -62,6 +63,35 @@ class Crc32cTest {
             assertThat(new Crc32c().update(composite, 0, 10).update(composite, 10, 90).value()).isEqualTo(expected);
         } finally {
             composite.release();
+        }
+    }
+
+    @Test
+    void pooledDirectBuffersAndTheirSlicesGiveTheSameValueTwiceInARow() {
+        byte[] in = new byte[4096 + 48];
+        for (int i = 0; i < in.length; i++) {
+            in[i] = (byte) (i * 31 + 5);
+        }
+        int whole = Crc32c.of(Unpooled.wrappedBuffer(in), 0, in.length);
+        int tail = Crc32c.of(Unpooled.wrappedBuffer(in), 48, 4096);
+        ByteBuf pooled = PooledByteBufAllocator.DEFAULT.directBuffer(in.length).writeBytes(in);
+        try {
+            Crc32c crc = new Crc32c();
+            // twice: the pooled buffer's cached NIO view must not keep state from the first use
+            assertThat(crc.reset().update(pooled, 0, in.length).value()).isEqualTo(whole);
+            assertThat(crc.reset().update(pooled, 0, in.length).value()).isEqualTo(whole);
+            assertThat(crc.reset().update(pooled, 48, 4096).value()).isEqualTo(tail);
+            ByteBuf slice = pooled.retainedSlice(48, 4096); // a Data-Out payload as the decoder hands it out
+            try {
+                assertThat(crc.reset().update(slice).value()).isEqualTo(tail);
+                assertThat(crc.reset().update(slice, 0, 2048).update(slice, 2048, 2048).value()).isEqualTo(tail);
+            } finally {
+                slice.release();
+            }
+            assertThat(pooled.readerIndex()).isZero();
+            assertThat(pooled.writerIndex()).isEqualTo(in.length);
+        } finally {
+            pooled.release();
         }
     }
 
