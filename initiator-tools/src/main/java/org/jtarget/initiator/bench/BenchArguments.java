@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Set;
 import org.jtarget.initiator.cli.CliArguments;
 import org.jtarget.initiator.cli.CliFailure;
+import org.jtarget.initiator.cli.OptionValues;
 import org.jtarget.initiator.cli.IscsiUrl;
 
 /**
@@ -45,27 +46,9 @@ public record BenchArguments(IscsiUrl url, int sessions, int queueDepth, Workloa
             throw CliFailure.usage("not a bench command line");
         }
         Builder b = new Builder();
-        for (int i = 1; i < args.length; i++) {
-            String arg = args[i];
-            int eq = arg.indexOf('=');
-            String name = eq < 0 ? arg : arg.substring(0, eq);
-            if (!OPTIONS.contains(name)) {
-                throw CliFailure.usage(arg.startsWith("--") ? "option " + name + " is not valid for bench"
-                        : "unexpected argument '" + arg + "' (bench takes --url URL)");
-            }
-            if (name.equals("--digests")) {
-                if (eq >= 0) {
-                    throw CliFailure.usage("option --digests takes no value");
-                }
-                b.option(name, "");
-            } else if (eq >= 0) {
-                b.option(name, arg.substring(eq + 1));
-            } else if (i + 1 < args.length) {
-                b.option(name, args[++i]);
-            } else {
-                throw CliFailure.usage("option " + name + " needs a value");
-            }
-        }
+        OptionValues.scan(args, 1, Set.of("--digests"), (name, arg) -> OPTIONS.contains(name) ? null
+                : arg.startsWith("--") ? "option " + name + " is not valid for bench"
+                : "unexpected argument '" + arg + "' (bench takes --url URL)", null, b::option);
         return b.build();
     }
 

@@ -44,36 +44,19 @@ public record CliArguments(Command command, IscsiUrl url, int vpdPage, long lba,
             throw CliFailure.usage("no command given");
         }
         Builder b = new Builder(Command.of(args[0]));
-        for (int i = 1; i < args.length; i++) {
-            String arg = args[i];
-            if (!arg.startsWith("--")) {
-                b.url(arg);
-                continue;
-            }
-            int eq = arg.indexOf('=');
-            String name = eq < 0 ? arg : arg.substring(0, eq);
-            if (!b.command.accepts(name)) {
-                throw CliFailure.usage("option " + name + " is not valid for " + b.command.word());
-            }
-            if (isFlag(name)) {
-                if (eq >= 0) {
-                    throw CliFailure.usage("option " + name + " takes no value");
-                }
-                b.flag(name);
-            } else if (eq >= 0) {
-                b.option(name, arg.substring(eq + 1));
-            } else if (i + 1 < args.length) {
-                b.option(name, args[++i]);
-            } else {
-                throw CliFailure.usage("option " + name + " needs a value");
-            }
-        }
+        OptionValues.scan(args, 1, FLAGS, (name, arg) -> b.command.accepts(name) ? null
+                : "option " + name + " is not valid for " + b.command.word(), (none, url) -> b.url(url), (name, value) -> {
+                    if (FLAGS.contains(name)) {
+                        b.flag(name);
+                    } else {
+                        b.option(name, value);
+                    }
+                });
         return b.build();
     }
 
-    private static boolean isFlag(String name) {
-        return name.equals("--fua") || name.equals("--digests");
-    }
+    /** The options that take no value. */
+    private static final Set<String> FLAGS = Set.of("--fua", "--digests");
 
     /** {@link #INITIATOR_NAME_PREFIX} plus this machine's host name, lower case. */
     public static String defaultInitiatorName() {

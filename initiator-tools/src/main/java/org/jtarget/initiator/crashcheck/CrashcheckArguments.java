@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.Set;
 import org.jtarget.initiator.cli.CliArguments;
 import org.jtarget.initiator.cli.CliFailure;
+import org.jtarget.initiator.cli.OptionValues;
 import org.jtarget.initiator.cli.IscsiUrl;
 
 /**
@@ -43,27 +44,10 @@ public record CrashcheckArguments(Action action, IscsiUrl url, Path journal, lon
             default -> throw CliFailure.usage("unknown crashcheck action '" + args[1] + "' (write or verify)");
         };
         Builder b = new Builder(action);
-        for (int i = 2; i < args.length; i++) {
-            String arg = args[i];
-            int eq = arg.indexOf('=');
-            String name = eq < 0 ? arg : arg.substring(0, eq);
-            if (!COMMON.contains(name) && !(action == Action.WRITE && WRITE_ONLY.contains(name))) {
-                throw CliFailure.usage(arg.startsWith("--") ? "option " + name + " is not valid for crashcheck "
-                        + args[1] : "unexpected argument '" + arg + "'");
-            }
-            if (name.equals("--digests")) {
-                if (eq >= 0) {
-                    throw CliFailure.usage("option --digests takes no value");
-                }
-                b.option(name, "");
-            } else if (eq >= 0) {
-                b.option(name, arg.substring(eq + 1));
-            } else if (i + 1 < args.length) {
-                b.option(name, args[++i]);
-            } else {
-                throw CliFailure.usage("option " + name + " needs a value");
-            }
-        }
+        OptionValues.scan(args, 2, Set.of("--digests"), (name, arg) ->
+                COMMON.contains(name) || action == Action.WRITE && WRITE_ONLY.contains(name) ? null
+                        : arg.startsWith("--") ? "option " + name + " is not valid for crashcheck " + args[1]
+                        : "unexpected argument '" + arg + "'", null, b::option);
         return b.build();
     }
 
