@@ -154,7 +154,7 @@ final class BackstoreReader {
             return -1;
         }
         try {
-            return v instanceof Integer || v instanceof Long ? ((Number) v).longValue() : ByteSize.parse(v.toString());
+            return ByteSize.parse(v);
         } catch (IllegalArgumentException e) {
             throw node.error(key, e.getMessage());
         }

@@ -18,6 +18,17 @@ public final class ByteSize {
     }
 
     /**
+     * The size in bytes of a YAML scalar: a whole number is bytes as it stands, anything else is
+     * text for {@link #parse(String)}.
+     *
+     * @throws IllegalArgumentException with a one-line reason when the value is not a size
+     */
+    public static long parse(Object yamlValue) {
+        return yamlValue instanceof Integer || yamlValue instanceof Long
+                ? ((Number) yamlValue).longValue() : parse(yamlValue.toString());
+    }
+
+    /**
      * The size in bytes.
      *
      * @throws IllegalArgumentException with a one-line reason when the text is not a size

@@ -108,7 +108,7 @@ public final class ConfigLoader {
         }
         long bytes;
         try {
-            bytes = v instanceof Integer || v instanceof Long ? ((Number) v).longValue() : ByteSize.parse(v.toString());
+            bytes = ByteSize.parse(v);
         } catch (IllegalArgumentException e) {
             throw node.error(key, e.getMessage() + " or 'unlimited'");
         }
