@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * The real daemon ({@code target-daemon/bin/jtargetd --config FILE}) as a child process: stdout
@@ -28,6 +29,13 @@ public final class DaemonProcess implements AutoCloseable {
     public static final Duration STOP_TIMEOUT = Duration.ofSeconds(20);
     public static final String HOST = "127.0.0.1";
     private static final int TAIL_LINES = 60;
+    /**
+     * bin/jtargetd turns Netty's leak detector off; test daemons run it at {@code advanced} (1 buffer
+     * in 128 tracked, with its access records): at {@code paranoid} every buffer access records a
+     * stack trace and libiscsi's suite takes over ten times as long. {@code LeakIT} runs a daemon at
+     * {@code paranoid} under real clients. {@code -Djtarget.it.leakDetection=LEVEL} overrides.
+     */
+    public static final String LEAK_DETECTION = System.getProperty("jtarget.it.leakDetection", "advanced");
 
     private final Process process;
     private final Path config;
@@ -51,13 +59,23 @@ public final class DaemonProcess implements AutoCloseable {
      * restart keeps the earlier run's log).
      */
     public static DaemonProcess start(Path config, int port) {
-        DaemonProcess d = launch(config, port);
+        return start(config, port, LEAK_DETECTION);
+    }
+
+    /** {@link #start(Path, int)} with Netty's leak detector at {@code leakDetection} (e.g. "paranoid"). */
+    public static DaemonProcess start(Path config, int port, String leakDetection) {
+        DaemonProcess d = launch(config, port, leakDetection);
         d.awaitListening();
         return d;
     }
 
     /** Starts the daemon without waiting for anything (bad-config tests wait for the exit instead). */
     public static DaemonProcess launch(Path config, int port) {
+        return launch(config, port, LEAK_DETECTION);
+    }
+
+    /** {@link #launch(Path, int)} with Netty's leak detector at {@code leakDetection} (e.g. "paranoid"). */
+    public static DaemonProcess launch(Path config, int port, String leakDetection) {
         Path dir = config.toAbsolutePath().getParent();
         Path out = dir.resolve("daemon.log");
         Path err = dir.resolve("daemon.err");
@@ -67,6 +85,9 @@ public final class DaemonProcess implements AutoCloseable {
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
                 .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
+        // DESIGN 4.1: tests track buffers; a leak report in the log fails stopCleanly()
+        pb.environment().merge("JTARGET_JAVA_OPTS", "-Dio.netty.leakDetection.level=" + leakDetection,
+                (mine, theirs) -> theirs + " " + mine);
         try {
             Files.deleteIfExists(err);
             return new DaemonProcess(pb.start(), config, out, err, port);
@@ -232,12 +253,16 @@ public final class DaemonProcess implements AutoCloseable {
         return awaitExit(STOP_TIMEOUT);
     }
 
-    /** {@link #stop()} and fail unless the exit code is 0. */
+    /** {@link #stop()} and fail unless the exit code is 0 and Netty reported no leaked buffer. */
     public void stopCleanly() {
         int code = stop();
         if (code != 0) {
             throw new AssertionError("jtargetd exited with code " + code + " after SIGTERM (expected 0)\n"
                     + describe());
+        }
+        String leaks = log().lines().filter(line -> line.contains("LEAK:")).collect(Collectors.joining("\n"));
+        if (!leaks.isEmpty()) {
+            throw new AssertionError("Netty's leak detector reported unreleased buffers:\n" + leaks + "\n" + describe());
         }
     }
 

@@ -1,6 +1,7 @@
 package org.jtarget.backstore.memory;
 
 import io.netty.buffer.ByteBuf;
+import org.jtarget.buffer.ScatterList;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
 import org.jtarget.backstore.spi.StoreException;
@@ -157,12 +158,24 @@ public final class MemoryBackstore implements Backstore {
 
     @Override
     public void write(long lba, ByteBuf src, boolean fua) throws IOException {
-        int length = src.readableBytes();
+        write(lba, src.readableBytes(), src, null);
+    }
+
+    /**
+     * The WRITE path: each segment is copied from the fabric's receive buffer straight into the
+     * chunk ({@link ScatterList#copyTo}: no view objects on the receiving event loop).
+     */
+    @Override
+    public void write(long lba, ScatterList src, int length, boolean fua) throws IOException {
+        write(lba, length, null, src);
+    }
+
+    /** Copies {@code length} bytes from exactly one of {@code buf} (its readable bytes) or {@code list}. */
+    private void write(long lba, int length, ByteBuf buf, ScatterList list) throws IOException {
         if (length % info.blockSize() != 0) {
             throw new IllegalArgumentException("write of " + length + " bytes is not a whole number of blocks");
         }
         long pos = checkRange(lba, length);
-        int srcIndex = src.readerIndex();
         int done = 0;
         while (done < length) {
             int index = (int) (pos >>> chunkShift);
@@ -171,7 +184,11 @@ public final class MemoryBackstore implements Backstore {
             pin(index);
             try {
                 ensureAllocated(index);
-                copyIn(src, srcIndex + done, view(index), offset, n);
+                if (list != null) {
+                    list.copyTo(done, view(index), offset, n);
+                } else {
+                    copyIn(buf, buf.readerIndex() + done, view(index), offset, n);
+                }
             } finally {
                 unpin(index);
             }

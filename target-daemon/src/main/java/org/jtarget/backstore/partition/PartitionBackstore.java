@@ -1,6 +1,7 @@
 package org.jtarget.backstore.partition;
 
 import io.netty.buffer.ByteBuf;
+import org.jtarget.buffer.ScatterList;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
 import org.jtarget.backstore.spi.StoreException;
@@ -112,6 +113,15 @@ public final class PartitionBackstore implements Backstore {
             throw new IllegalArgumentException("write of " + bytes + " bytes is not a whole number of blocks");
         }
         parent.write(translate(lba, bytes / blockSize), src, fua);
+    }
+
+    /** The parent gets the segments as they are (a memory parent copies them without a view). */
+    @Override
+    public void write(long lba, ScatterList src, int length, boolean fua) throws IOException {
+        if (length % blockSize != 0) {
+            throw new IllegalArgumentException("write of " + length + " bytes is not a whole number of blocks");
+        }
+        parent.write(translate(lba, length / blockSize), src, length, fua);
     }
 
     /** SBC-4 5.28 SYNCHRONIZE CACHE: blocks 0 means to the end of this partition, not of the parent. */

@@ -1,6 +1,7 @@
 package org.jtarget.backstore.spi;
 
 import io.netty.buffer.ByteBuf;
+import org.jtarget.buffer.ScatterList;
 
 import java.io.IOException;
 
@@ -42,6 +43,19 @@ public interface Backstore extends AutoCloseable {
      * @param fua force unit access: the data is on stable storage before this returns
      */
     void write(long lba, ByteBuf src, boolean fua) throws IOException;
+
+    /**
+     * Writes the first {@code length} bytes (a whole number of blocks) of a command's data-out
+     * segments at {@code lba}: the WRITE path, with the segments as the fabric received them.
+     * Borrows src. The default views them as one {@link ByteBuf}; a store that can copy each
+     * segment straight from its receive buffer (the memory store) overrides it.
+     *
+     * @param fua force unit access: the data is on stable storage before this returns
+     */
+    default void write(long lba, ScatterList src, int length, boolean fua) throws IOException {
+        ByteBuf all = src.asByteBuf();
+        write(lba, length == all.readableBytes() ? all : all.slice(all.readerIndex(), length), fua);
+    }
 
     /** Makes every earlier completed write in the range stable (SYNCHRONIZE CACHE); blocks 0 = to the end. */
     void flush(long lba, long blocks) throws IOException;

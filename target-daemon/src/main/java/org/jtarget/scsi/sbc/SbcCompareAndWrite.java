@@ -1,7 +1,6 @@
 package org.jtarget.scsi.sbc;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import org.jtarget.scsi.cdb.Cdb;
 import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.dispatch.CommandHandler;
@@ -70,7 +69,7 @@ public final class SbcCompareAndWrite implements CommandHandler {
         }
         LogicalUnit lu = ctx.lu();
         int half = ctx.blocks() * lu.blockSize();
-        CompositeByteBuf data = ctx.cmd().dataOut();
+        ByteBuf data = ctx.cmd().dataOut();
         if (data == null || data.readableBytes() < 2 * half) {
             ctx.fail(ctx.invalidCdbField(NUMBER_OF_BLOCKS_OFFSET, SenseBuilder.NONE));
             return;

@@ -1,7 +1,6 @@
 package org.jtarget.scsi.sbc;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import org.jtarget.scsi.cdb.Cdb;
 import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.dispatch.CommandHandler;
@@ -51,7 +50,7 @@ public final class SbcOrWrite implements CommandHandler {
 
     @Override
     public void execute(CommandContext ctx) throws IOException {
-        CompositeByteBuf data = ctx.cmd().dataOut();
+        ByteBuf data = ctx.cmd().dataOut();
         int bytes = SbcReadWrite.wholeBlockBytes(ctx, data);
         if (bytes == 0) {
             return;

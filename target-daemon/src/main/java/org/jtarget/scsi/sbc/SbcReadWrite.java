@@ -1,7 +1,7 @@
 package org.jtarget.scsi.sbc;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
+import org.jtarget.buffer.ScatterList;
 import org.jtarget.scsi.cdb.Cdb;
 import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.dispatch.CommandHandler;
@@ -143,30 +143,30 @@ public final class SbcReadWrite implements CommandHandler {
 
     private static void executeWrite(CommandContext ctx) throws IOException {
         LogicalUnit lu = ctx.lu();
-        CompositeByteBuf data = ctx.cmd().dataOut();
-        int whole = wholeBlockBytes(ctx, data);
+        ScatterList data = ctx.cmd().dataOutSegments();
+        int whole = data == null ? 0 : wholeBlockBytes(ctx, data.readableBytes());
         if (whole == 0) {
             return;
         }
-        ByteBuf src = whole == data.readableBytes() ? data : data.slice(data.readerIndex(), whole);
         // SBC-4 6.5.5: with WCE=0 every write must reach the medium before status, like FUA
         boolean fua = ctx.fua() || !lu.modes().writeCacheEnabled();
-        lu.store().write(ctx.lba(), src, fua);
+        lu.store().write(ctx.lba(), data, whole, fua); // the segments as received: no view, no copy
     }
 
     /** Bytes of whole blocks that arrived: min(arrived, CDB length), rounded down to blocks. */
     static int wholeBlockBytes(CommandContext ctx, ByteBuf data) {
-        if (data == null) {
-            return 0;
-        }
+        return data == null ? 0 : wholeBlockBytes(ctx, data.readableBytes());
+    }
+
+    private static int wholeBlockBytes(CommandContext ctx, int arrived) {
         int bs = ctx.lu().blockSize();
-        int n = Math.min(data.readableBytes(), ctx.blocks() * bs);
+        int n = Math.min(arrived, ctx.blocks() * bs);
         return n - n % bs;
     }
 
     private static void executeVerify(CommandContext ctx) throws IOException {
         LogicalUnit lu = ctx.lu();
-        CompositeByteBuf data = ctx.cmd().dataOut();
+        ByteBuf data = ctx.cmd().dataOut();
         int compareBytes = ctx.mode() == 1 ? wholeBlockBytes(ctx, data) : 0;
         int bs = lu.blockSize();
         int chunkBlocks = Math.max(1, VERIFY_CHUNK_BYTES / bs);

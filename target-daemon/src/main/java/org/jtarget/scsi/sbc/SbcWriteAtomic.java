@@ -1,7 +1,6 @@
 package org.jtarget.scsi.sbc;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import org.jtarget.scsi.cdb.Cdb;
 import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.dispatch.CommandHandler;
@@ -66,7 +65,7 @@ public final class SbcWriteAtomic implements CommandHandler {
             return;
         }
         LogicalUnit lu = ctx.lu();
-        CompositeByteBuf data = ctx.cmd().dataOut();
+        ByteBuf data = ctx.cmd().dataOut();
         int bytes = ctx.blocks() * lu.blockSize();
         if (data == null || data.readableBytes() < bytes) {
             // all or nothing: a partial data-out must not leave a partial write

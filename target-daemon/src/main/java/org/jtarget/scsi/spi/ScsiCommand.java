@@ -2,8 +2,8 @@ package org.jtarget.scsi.spi;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.util.concurrent.EventExecutor;
+import org.jtarget.buffer.ScatterList;
 
 /**
  * One SCSI command (a task, SAM-5 4.6) on its way through the core. Reusable: a fabric may pool
@@ -11,9 +11,9 @@ import io.netty.util.concurrent.EventExecutor;
  *
  * <p>Field ownership: the fabric fills the "request" fields before {@link TargetCore#submit};
  * the core fills the "response" fields before it calls back through {@link FabricOps}.
- * Buffers: {@link #dataOut()} and {@link #dataIn()} are owned by the command; whoever ends the
- * command (the fabric, after the final {@link FabricOps} call) releases them via
- * {@link #releaseBuffers()}.
+ * Buffers: the data-out segments ({@link #dataOutSegments()}) and {@link #dataIn()} are owned by
+ * the command; whoever ends the command (the fabric, after the final {@link FabricOps} call)
+ * releases them via {@link #releaseBuffers()}.
  */
 public final class ScsiCommand {
 
@@ -35,7 +35,7 @@ public final class ScsiCommand {
     private EventExecutor eventLoop;
     private ByteBufAllocator alloc;
     private Object fabricContext;
-    private CompositeByteBuf dataOut;
+    private ScatterList dataOut;
     private volatile boolean aborted;
 
     // ---- response: filled by the core ----
@@ -77,7 +77,7 @@ public final class ScsiCommand {
             dataIn = null;
         }
         if (dataOut != null) {
-            dataOut.release();
+            dataOut.clear(); // the list object is the fabric's and is reused; its segments are ours
             dataOut = null;
         }
     }
@@ -124,10 +124,20 @@ public final class ScsiCommand {
     public Object fabricContext() { return fabricContext; }
     public void fabricContext(Object c) { this.fabricContext = c; }
 
-    /** Data-out collected so far (immediate data, then Data-Out payload slices); may be null. */
-    public CompositeByteBuf dataOut() { return dataOut; }
-    /** Sets the data-out buffer; the command takes ownership. */
-    public void dataOut(CompositeByteBuf b) { this.dataOut = b; }
+    /**
+     * Data-out collected so far (immediate data, then Data-Out payloads) as one buffer, for the
+     * paths that parse or compare it; null if the command has no data-out list. Borrowed: valid
+     * until {@link #releaseBuffers()}; do not release it. WRITE moves
+     * {@link #dataOutSegments()} to the store instead (no view, no copy).
+     */
+    public ByteBuf dataOut() { return dataOut == null ? null : dataOut.asByteBuf(); }
+    /** The data-out segments as they arrived (the fabric's receive buffers); may be null. */
+    public ScatterList dataOutSegments() { return dataOut; }
+    /**
+     * Sets the list that collects data-out. The command releases its segments in
+     * {@link #releaseBuffers()} and leaves the list object to its owner (the fabric) for reuse.
+     */
+    public void dataOut(ScatterList segments) { this.dataOut = segments; }
 
     /** True once the task was aborted: the core then ends it with {@link FabricOps#abortedTask}. */
     public boolean isAborted() { return aborted; }

@@ -2,9 +2,9 @@ package org.jtarget.scsi.lun;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.concurrent.ImmediateEventExecutor;
+import org.jtarget.buffer.ScatterList;
 import org.jtarget.io.LunIoExecutors;
 import org.jtarget.scsi.spi.DataDirection;
 import org.jtarget.scsi.spi.FabricOps;
@@ -142,11 +142,11 @@ public final class CoreHarness implements FabricOps {
         byte[] out = pendingData.remove(cmd);
         int n = Math.min(Math.min(cmd.expectedDataTransferLength(), cmd.dataOutLength()),
                 out == null ? 0 : out.length);
-        CompositeByteBuf c = alloc.compositeDirectBuffer();
+        ScatterList segments = new ScatterList();
         if (n > 0) {
-            c.addComponent(true, alloc.directBuffer(n).writeBytes(out, 0, n));
+            segments.add(alloc.directBuffer(n).writeBytes(out, 0, n));
         }
-        cmd.dataOut(c);
+        cmd.dataOut(segments);
         core.dataOutComplete(cmd);
     }
 

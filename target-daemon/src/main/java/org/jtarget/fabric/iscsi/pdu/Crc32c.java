@@ -45,6 +45,19 @@ public final class Crc32c {
         return this;
     }
 
+    /**
+     * Like {@link #update(ByteBuf, int, int)} for a buffer this thread owns (the decoder's receive
+     * buffer on its event loop): reads through the buffer's cached internal NIO view, so a digest
+     * costs no {@code ByteBuffer} duplicate. Never use it on a buffer other threads may touch.
+     */
+    public Crc32c updateOwned(ByteBuf buf, int index, int length) {
+        if (length == 0 || buf.hasArray() || buf.nioBufferCount() != 1) {
+            return update(buf, index, length);
+        }
+        crc.update(buf.internalNioBuffer(index, length));
+        return this;
+    }
+
     /** Adds all readable bytes of {@code buf}. */
     public Crc32c update(ByteBuf buf) {
         return update(buf, buf.readerIndex(), buf.readableBytes());

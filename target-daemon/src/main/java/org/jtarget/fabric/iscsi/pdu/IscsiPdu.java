@@ -74,6 +74,9 @@ public final class IscsiPdu extends AbstractReferenceCounted {
     private ByteBuf bhs;
     private ByteBuf ahs;
     private ByteBuf data;
+    /** The receive buffer that holds the data segment's bytes (borrowed via {@link #data}), or null. */
+    private ByteBuf dataRoot;
+    private int dataRootIndex;
 
     /**
      * Wraps already-framed parts (consumes all three). Not recycled: the hot path uses
@@ -104,6 +107,20 @@ public final class IscsiPdu extends AbstractReferenceCounted {
         pdu.bhs = bhs;
         pdu.ahs = ahs;
         pdu.data = data;
+        pdu.dataRoot = null;
+        return pdu;
+    }
+
+    /**
+     * Like {@link #wrap}, recording that the data segment's bytes sit in {@code root} (the
+     * receive buffer the decoder framed it from) at {@code rootIndex}: a store on the receiving
+     * event loop can then copy them through the root's cached NIO view without any allocation
+     * ({@link org.jtarget.buffer.ScatterList}). Borrows root: {@code data} keeps it alive.
+     */
+    public static IscsiPdu wrap(ByteBuf bhs, ByteBuf ahs, ByteBuf data, ByteBuf root, int rootIndex) {
+        IscsiPdu pdu = wrap(bhs, ahs, data);
+        pdu.dataRoot = root;
+        pdu.dataRootIndex = rootIndex;
         return pdu;
     }
 
@@ -128,6 +145,10 @@ public final class IscsiPdu extends AbstractReferenceCounted {
     public ByteBuf ahs() { return ahs; }
     /** The data segment without padding; borrowed (retain or slice-retain to keep it). */
     public ByteBuf data() { return data; }
+    /** The receive buffer holding the data segment (borrowed), or null if the decoder did not know it. */
+    public ByteBuf dataRoot() { return dataRoot; }
+    /** Index of the data segment's first byte in {@link #dataRoot()}. */
+    public int dataRootIndex() { return dataRootIndex; }
 
     // ---- byte 0-7: common to every PDU ----
     public int opcode() { return bhs.getByte(0) & 0x3f; }
@@ -226,6 +247,7 @@ public final class IscsiPdu extends AbstractReferenceCounted {
             bhs = null; // a use after release fails fast instead of reading the next PDU
             ahs = null;
             data = null;
+            dataRoot = null;
         }
         try {
             b.release();

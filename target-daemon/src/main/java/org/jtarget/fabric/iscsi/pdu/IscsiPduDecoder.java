@@ -1,10 +1,12 @@
 package org.jtarget.fabric.iscsi.pdu;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -39,8 +41,12 @@ import java.util.List;
  *     known from the header, so the frame is skipped and decoding continues.</li>
  * </ul>
  *
- * The cumulator is {@link #COMPOSITE_CUMULATOR}: large data segments (256 KiB and more) arriving in
- * many TCP reads are assembled without copying, and slices handed out keep only what they cover.
+ * Cumulation ({@link #HEADROOM_CUMULATOR}): when a read ends inside a PDU, the next receive buffer
+ * normally has free headroom in front (the TCP fabric's {@code HeadroomRecvByteBufAllocator}); a
+ * short unfinished tail is moved there, so PDUs keep being framed from one pooled buffer and each
+ * data segment's root buffer is known ({@link IscsiPdu#dataRoot()}). Longer tails (large data
+ * segments arriving in many TCP reads) are chained in a composite without copying, as Netty's
+ * {@link #COMPOSITE_CUMULATOR} does.
  */
 public final class IscsiPduDecoder extends ByteToMessageDecoder {
 
@@ -71,8 +77,42 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
     public IscsiPduDecoder(int maxRecvDataSegmentLength, boolean targetSide) {
         this.maxRecvDataSegmentLength = maxRecvDataSegmentLength;
         this.targetSide = targetSide;
-        setCumulator(COMPOSITE_CUMULATOR);
+        setCumulator(HEADROOM_CUMULATOR);
     }
+
+    /**
+     * Moves a short unfinished tail into the new buffer's headroom (one copy of less than one
+     * PDU per read, instead of a composite, its component objects and derived-buffer slices for
+     * every PDU of the read), also when the tail ends a composite chain, so a connection returns
+     * to single buffers after a long data segment; anything else goes to
+     * {@link #COMPOSITE_CUMULATOR}.
+     */
+    static final Cumulator HEADROOM_CUMULATOR = (alloc, cumulation, in) -> {
+        int tail = cumulation.readableBytes();
+        if (tail == 0) {
+            cumulation.release();
+            return in;
+        }
+        int at = in.readerIndex() - tail;
+        if (at < 0 || in.refCnt() != 1 || in.isReadOnly() || in.nioBufferCount() != 1) {
+            return COMPOSITE_CUMULATOR.cumulate(alloc, cumulation, in);
+        }
+        try {
+            // both are this event loop's receive buffers: their cached NIO views are ours to use
+            ByteBuffer dst = in.internalNioBuffer(at, tail);
+            if (cumulation.nioBufferCount() == 1) {
+                ByteBuffer src = cumulation.internalNioBuffer(cumulation.readerIndex(), tail);
+                dst.put(dst.position(), src, src.position(), tail);
+            } else {
+                // the end of a chain of reads (a long data segment): back to single buffers
+                cumulation.getBytes(cumulation.readerIndex(), dst);
+            }
+            in.readerIndex(at);
+            return in;
+        } finally {
+            cumulation.release();
+        }
+    };
 
     /** Switches digests and the data segment limit; called on the event loop when login completes. */
     public void configure(boolean headerDigest, boolean dataDigest, int maxRecvDataSegmentLength) {
@@ -125,7 +165,7 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
         }
         if (digestLength > 0) {
             int dataStart = start + headerLength;
-            int expected = crc.reset().update(in, dataStart, padded).value();
+            int expected = crc.reset().updateOwned(in, dataStart, padded).value();
             if (expected != in.getIntLE(dataStart + padded)) {
                 skip(ctx, in, out, frameLength, RejectReason.DATA_DIGEST_ERROR, "data digest error");
                 return;
@@ -138,13 +178,19 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
     private IscsiPdu frame(ChannelHandlerContext ctx, ByteBuf in, int start, int ahsLength, int headerLength, int dsl) {
         ByteBuf bhs = copyBhs(ctx, in, start);
         ByteBuf ahs = ahsLength == 0 ? Unpooled.EMPTY_BUFFER : in.retainedSlice(start + IscsiPdu.BHS_LENGTH, ahsLength);
-        ByteBuf data = dsl == 0 ? Unpooled.EMPTY_BUFFER : in.retainedSlice(start + headerLength, dsl);
-        return IscsiPdu.wrap(bhs, ahs, data);
+        if (dsl == 0) {
+            return IscsiPdu.wrap(bhs, ahs, Unpooled.EMPTY_BUFFER);
+        }
+        int dataStart = start + headerLength;
+        ByteBuf data = in.retainedSlice(dataStart, dsl);
+        // a composite's bytes have no single root; anything else is the receive buffer itself
+        return in instanceof CompositeByteBuf ? IscsiPdu.wrap(bhs, ahs, data)
+                : IscsiPdu.wrap(bhs, ahs, data, in, dataStart);
     }
 
     private boolean headerDigestMatches(ByteBuf in, int start, int ahsLength) {
         int covered = IscsiPdu.BHS_LENGTH + ahsLength;
-        return crc.reset().update(in, start, covered).value() == in.getIntLE(start + covered);
+        return crc.reset().updateOwned(in, start, covered).value() == in.getIntLE(start + covered);
     }
 
     private boolean supported(int opcode) {

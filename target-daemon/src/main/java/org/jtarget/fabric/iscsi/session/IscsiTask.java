@@ -1,7 +1,6 @@
 package org.jtarget.fabric.iscsi.session;
 
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
+import org.jtarget.buffer.ScatterList;
 import org.jtarget.io.LunQueueDepth;
 import org.jtarget.scsi.spi.ScsiCommand;
 
@@ -70,12 +69,11 @@ final class IscsiTask implements LunQueueDepth.Waiter {
     int inPduSn;
 
     /**
-     * The data-out composite, kept across commands so a WRITE allocates no CompositeByteBuf and
-     * no component array (DESIGN 4.2). The task holds one reference; each command gets its own
-     * ({@link ScsiCommand#releaseBuffers()} drops it). Made with {@code new}, not through the
-     * allocator, so it is not leak-tracked: emptied, it holds no memory, only its array.
+     * The list that collects this task's data-out, kept across commands so a WRITE allocates
+     * nothing for it (DESIGN 4.2): {@link ScsiCommand#releaseBuffers()} releases the segments,
+     * the list object stays.
      */
-    private CompositeByteBuf spareDataOut;
+    final ScatterList dataOutSegments = new ScatterList();
 
     IscsiTask(TaskSequencer sequencer) {
         this.sequencer = sequencer;
@@ -93,35 +91,6 @@ final class IscsiTask implements LunQueueDepth.Waiter {
     @Override
     public void cancelled() {
         sequencer.sessionLoop().execute(onCancelled);
-    }
-
-    /** The composite for this command's data-out, with a reference the command owns. */
-    CompositeByteBuf dataOutBuffer(ByteBufAllocator alloc, int maxComponents) {
-        CompositeByteBuf buf = spareDataOut;
-        if (buf == null) {
-            buf = new CompositeByteBuf(alloc, true, maxComponents);
-            spareDataOut = buf;
-        }
-        return buf.retain();
-    }
-
-    /**
-     * After {@link ScsiCommand#releaseBuffers()}: empties the composite for the next command
-     * (releasing its components) if the task's reference is the last; if someone still holds it
-     * (a retained slice), the task lets it go and makes a new one next time.
-     */
-    void recycleDataOut() {
-        CompositeByteBuf buf = spareDataOut;
-        if (buf == null) {
-            return;
-        }
-        if (buf.refCnt() == 1) {
-            buf.removeComponents(0, buf.numComponents());
-            buf.clear();
-        } else {
-            spareDataOut = null;
-            buf.release();
-        }
     }
 
     void reset() {

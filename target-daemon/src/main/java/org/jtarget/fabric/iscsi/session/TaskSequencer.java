@@ -1,9 +1,9 @@
 package org.jtarget.fabric.iscsi.session;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.util.collection.IntObjectHashMap;
+import org.jtarget.buffer.ScatterList;
 import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
@@ -56,7 +56,6 @@ final class TaskSequencer implements FabricOps {
     static final int BHS_CDB_LENGTH = 16;
     /** TMF Request: RefCmdSN at word 32 (RFC 7143 11.5.5). */
     static final int TMF_FUNCTION_MASK = 0x7f;
-    private static final int MAX_COMPOSITE_COMPONENTS = 1024;
 
     private final IscsiConnection connection;
     private final IscsiSession session;
@@ -280,7 +279,7 @@ final class TaskSequencer implements FabricOps {
     private void fillImmediateData(IscsiTask task, IscsiPdu pdu) {
         ByteBuf data = pdu.data();
         if (data.isReadable()) {
-            dataOutBuffer(task).addComponent(true, data.retain()); // the PDU keeps its own reference
+            appendDataOut(task, pdu);
             task.received = data.readableBytes();
         }
         // RFC 7143 11.3.1: F=1 means no unsolicited Data-Out follows; InitialR2T=Yes forbids it.
@@ -289,13 +288,24 @@ final class TaskSequencer implements FabricOps {
         }
     }
 
-    private CompositeByteBuf dataOutBuffer(IscsiTask task) {
-        CompositeByteBuf buf = task.cmd.dataOut();
-        if (buf == null) {
-            buf = task.dataOutBuffer(connection.alloc(), MAX_COMPOSITE_COMPONENTS);
-            task.cmd.dataOut(buf);
+    private ScatterList dataOutBuffer(IscsiTask task) {
+        ScatterList list = task.cmd.dataOutSegments();
+        if (list == null) {
+            list = task.dataOutSegments;
+            task.cmd.dataOut(list);
         }
-        return buf;
+        return list;
+    }
+
+    /** Appends a PDU's data segment to the task's data-out (the PDU keeps its own reference). */
+    private void appendDataOut(IscsiTask task, IscsiPdu pdu) {
+        ByteBuf data = pdu.data();
+        ByteBuf root = pdu.dataRoot();
+        if (root != null) {
+            dataOutBuffer(task).add(data.retain(), root, pdu.dataRootIndex());
+        } else {
+            dataOutBuffer(task).add(data.retain());
+        }
     }
 
     private int unsolicitedLimit(IscsiTask task) {
@@ -404,7 +414,7 @@ final class TaskSequencer implements FabricOps {
         }
         task.expectedDataSn++;
         if (len > 0 && data != null && !task.dataDigestError) {
-            dataOutBuffer(task).addComponent(true, data.retain()); // the PDU keeps its own reference
+            appendDataOut(task, pdu);
         }
         task.received += len;
         if (!solicited && (pdu.finalFlag() || task.received >= unsolicitedLimit(task))) {
@@ -603,7 +613,6 @@ final class TaskSequencer implements FabricOps {
         }
         releaseWindowSlot(task);
         task.cmd.releaseBuffers();
-        task.recycleDataOut();
         task.reset();
         pool.push(task);
         connection.taskEnded();

@@ -118,6 +118,7 @@ public final class IscsiTcpFabric {
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.ALLOCATOR, pool.allocator())
                 .childOption(ChannelOption.ALLOCATOR, pool.allocator())
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, new HeadroomRecvByteBufAllocator())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(LOW_WATER_MARK, HIGH_WATER_MARK))

@@ -100,4 +100,25 @@ class Crc32cTest {
         ByteBuf data = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5, 0, 0, 0});
         assertThat(new Crc32c().update(data, 0, 5).updateZeros(3).value()).isEqualTo(Crc32c.of(data, 0, 8));
     }
+
+    @Test
+    void ownedUpdateMatchesTheSharedOneOnDirectHeapAndCompositeBuffers() {
+        byte[] in = new byte[4096 + 48];
+        for (int i = 0; i < in.length; i++) {
+            in[i] = (byte) (i * 11);
+        }
+        ByteBuf direct = io.netty.buffer.PooledByteBufAllocator.DEFAULT.directBuffer(in.length).writeBytes(in);
+        ByteBuf heap = Unpooled.wrappedBuffer(in);
+        ByteBuf composite = Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(in, 0, 100), Unpooled.wrappedBuffer(in, 100, in.length - 100));
+        try {
+            for (ByteBuf buf : new ByteBuf[] {direct, heap, composite}) {
+                int expected = Crc32c.of(buf, 48, 4096);
+                assertThat(new Crc32c().updateOwned(buf, 48, 4096).value()).as(buf.toString()).isEqualTo(expected);
+                assertThat(new Crc32c().updateOwned(buf, 48, 1000).updateOwned(buf, 1048, 3096).value()).isEqualTo(expected);
+            }
+        } finally {
+            direct.release();
+            composite.release();
+        }
+    }
 }

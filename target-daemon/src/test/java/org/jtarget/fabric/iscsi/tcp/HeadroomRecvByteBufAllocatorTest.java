@@ -1,0 +1,26 @@
+package org.jtarget.fabric.iscsi.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.RecvByteBufAllocator;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class HeadroomRecvByteBufAllocatorTest {
+
+    @Test
+    void everyReceiveBufferStartsAfterTheHeadroomWithTheGuessWritable() {
+        RecvByteBufAllocator.Handle handle = new HeadroomRecvByteBufAllocator().newHandle();
+        assertThat(handle).isInstanceOf(RecvByteBufAllocator.ExtendedHandle.class); // epoll requires it
+        ByteBuf buf = handle.allocate(ByteBufAllocator.DEFAULT);
+        try {
+            assertThat(buf.readerIndex()).isEqualTo(HeadroomRecvByteBufAllocator.HEADROOM);
+            assertThat(buf.writerIndex()).isEqualTo(HeadroomRecvByteBufAllocator.HEADROOM);
+            assertThat(buf.writableBytes()).isGreaterThanOrEqualTo(handle.guess());
+            assertThat(buf.isReadable()).isFalse();
+        } finally {
+            buf.release();
+        }
+    }
+}
