@@ -155,11 +155,6 @@ public final class TargetRuntime implements DaemonRuntime {
         return direct && pool.pinnedArena() != null ? pool.ioAllocator() : null;
     }
 
-    /** The pool's counters for status output (arena size, pinned, in use, fallbacks). */
-    public synchronized String bufferPoolStatus() {
-        return pool == null ? "buffer pool: not started" : pool.describe();
-    }
-
     /**
      * File-backed LUs, also through partitions and encryption, go offline when their file is
      * deleted or replaced (one probe per file, shared by the partitions of one file).
