@@ -30,7 +30,9 @@ public final class ConfigLoader {
 
     private static final Set<String> ROOT_KEYS = ConfigNode.keys("daemon", "portals", "backstores", "targets");
     private static final Set<String> DAEMON_KEYS = ConfigNode.keys("state-dir", "event-loop-threads",
-            "io-threads-per-lun", "shutdown-timeout", "memory-limit", "sanitize-rate");
+            "io-threads-per-lun", "shutdown-timeout", "memory-limit", "sanitize-rate",
+            "buffer-pool");
+    private static final Set<String> BUFFER_POOL_KEYS = ConfigNode.keys("pinned-size", "pin");
 
     private ConfigLoader() {
     }
@@ -94,7 +96,42 @@ public final class ConfigLoader {
         long memoryLimit = sizeOrUnlimited(node, "memory-limit", d.memoryLimit(), DaemonSettings.UNLIMITED);
         long sanitizeRate = sizeOrUnlimited(node, "sanitize-rate", d.sanitizeRate(), 0);
         return new DaemonSettings(stateDir == null ? d.stateDir() : baseDir.resolve(stateDir).normalize(),
-                loops == 0 ? d.eventLoopThreads() : loops, io, Duration.ofSeconds(timeout), memoryLimit, sanitizeRate);
+                loops == 0 ? d.eventLoopThreads() : loops, io, Duration.ofSeconds(timeout), memoryLimit, sanitizeRate,
+                readBufferPool(node));
+    }
+
+    /** {@code daemon.buffer-pool}: {@code pinned-size} (a size, 0 = none) and {@code pin} (true/false/required). */
+    private static BufferPoolSettings readBufferPool(ConfigNode daemon) throws ConfigException {
+        ConfigNode node = daemon.map("buffer-pool");
+        BufferPoolSettings d = BufferPoolSettings.DEFAULTS;
+        if (node == null) {
+            return d;
+        }
+        node.requireOnlyKeys(BUFFER_POOL_KEYS);
+        long size = d.pinnedSize();
+        Object v = node.scalar("pinned-size");
+        if (v != null) {
+            try {
+                size = ByteSize.parse(v);
+            } catch (IllegalArgumentException e) {
+                throw node.error("pinned-size", e.getMessage() + "; 0 for no arena");
+            }
+            if (size > BufferPoolSettings.MAX_PINNED_SIZE) {
+                throw node.error("pinned-size", "at most " + ByteSize.format(BufferPoolSettings.MAX_PINNED_SIZE)
+                        + ", got " + v);
+            }
+        }
+        Object pin = node.scalar("pin");
+        BufferPoolSettings.Pin mode = d.pin();
+        if (pin != null) {
+            mode = Boolean.TRUE.equals(pin) ? BufferPoolSettings.Pin.TRY
+                    : Boolean.FALSE.equals(pin) ? BufferPoolSettings.Pin.OFF
+                    : "required".equals(pin) ? BufferPoolSettings.Pin.REQUIRED : null;
+            if (mode == null) {
+                throw node.error("pin", "expected true, false or required, got '" + pin + "'");
+            }
+        }
+        return new BufferPoolSettings(size, mode);
     }
 
     /** A positive size (bytes or K/M/G/T), or the word unlimited, returned as {@code unlimited}. */

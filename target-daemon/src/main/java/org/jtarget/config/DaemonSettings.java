@@ -17,6 +17,9 @@ import java.time.Duration;
  *   memory-limit: 8GiB            # memory all memory backstores may hold together, or "unlimited";
  *                                 # default: half of the physical memory (the container's limit if any)
  *   sanitize-rate: 64MiB          # bytes per second a SANITIZE OVERWRITE may write, or "unlimited"
+ *   buffer-pool:                  # see BufferPoolSettings
+ *     pinned-size: 64MiB          # page-aligned I/O buffer arena; 0 = none
+ *     pin: true                   # mlock it: true (best effort), false, required
  * </pre>
  *
  * @param stateDir          absolute directory for persistent state
@@ -25,9 +28,10 @@ import java.time.Duration;
  * @param shutdownTimeout   how long a stop may take before the daemon gives up waiting
  * @param memoryLimit       bytes all memory backstores may allocate together; {@link #UNLIMITED} for none
  * @param sanitizeRate      bytes per second SANITIZE OVERWRITE may write per LU; 0 for no pacing
+ * @param bufferPool        the pinned I/O buffer arena
  */
 public record DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsPerLun, Duration shutdownTimeout,
-                             long memoryLimit, long sanitizeRate) {
+                             long memoryLimit, long sanitizeRate, BufferPoolSettings bufferPool) {
 
     /** {@code memory-limit: unlimited}. */
     public static final long UNLIMITED = Long.MAX_VALUE;
@@ -35,6 +39,13 @@ public record DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsP
     /** With the default memory limit and sanitize rate. */
     public DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsPerLun, Duration shutdownTimeout) {
         this(stateDir, eventLoopThreads, ioThreadsPerLun, shutdownTimeout, defaultMemoryLimit());
+    }
+
+    /** With the default buffer pool. */
+    public DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsPerLun, Duration shutdownTimeout,
+                          long memoryLimit, long sanitizeRate) {
+        this(stateDir, eventLoopThreads, ioThreadsPerLun, shutdownTimeout, memoryLimit, sanitizeRate,
+                BufferPoolSettings.DEFAULTS);
     }
 
     /** With the default sanitize rate. */
@@ -61,7 +72,8 @@ public record DaemonSettings(Path stateDir, int eventLoopThreads, int ioThreadsP
     /** The defaults, with the state directory next to the config file. */
     public static DaemonSettings defaults(Path configDir) {
         return new DaemonSettings(configDir.resolve("state"), defaultEventLoopThreads(), DEFAULT_IO_THREADS_PER_LUN,
-                Duration.ofSeconds(DEFAULT_SHUTDOWN_SECONDS), defaultMemoryLimit(), DEFAULT_SANITIZE_RATE);
+                Duration.ofSeconds(DEFAULT_SHUTDOWN_SECONDS), defaultMemoryLimit(), DEFAULT_SANITIZE_RATE,
+                BufferPoolSettings.DEFAULTS);
     }
 
     /**

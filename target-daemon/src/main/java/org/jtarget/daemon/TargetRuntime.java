@@ -1,11 +1,15 @@
 package org.jtarget.daemon;
 
 import io.netty.channel.EventLoopGroup;
+import io.netty.buffer.ByteBufAllocator;
+import org.jtarget.backstore.block.BlockBackstore;
 import org.jtarget.backstore.crypt.EncryptingBackstore;
 import org.jtarget.backstore.file.FileBackstore;
 import org.jtarget.backstore.partition.PartitionBackstore;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.buffer.BufferPool;
+import org.jtarget.config.BufferPoolSettings;
+import org.jtarget.config.ByteSize;
 import org.jtarget.config.ChapConfig;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.JtargetConfig;
@@ -58,6 +62,7 @@ public final class TargetRuntime implements DaemonRuntime {
 
     private final JtargetConfig config;
     private BackstoreSet stores;
+    private BufferPool pool;
     private LunIoExecutors ioExecutors;
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
@@ -73,6 +78,7 @@ public final class TargetRuntime implements DaemonRuntime {
 
     @Override
     public synchronized void start() throws Exception {
+        pool = openBufferPool();
         stores = BackstoreSet.open(config);
         ioExecutors = new LunIoExecutors(config.daemon().ioThreadsPerLun(), IO_QUEUE_DEPTH_PER_LUN);
         registry = new LogicalUnitRegistry();
@@ -82,7 +88,6 @@ public final class TargetRuntime implements DaemonRuntime {
             targets.add(targetDefinition(target));
         }
         mediumWatch.start(MEDIUM_WATCH_PERIOD);
-        BufferPool pool = new BufferPool(config.daemon().eventLoopThreads());
         bossGroup = IscsiTcpFabric.newEventLoopGroup(1);
         workerGroup = IscsiTcpFabric.newEventLoopGroup(config.daemon().eventLoopThreads());
         // LU queue depths (LunConfig.queueDepth): commands past them wait, holding their session's MaxCmdSN
@@ -97,8 +102,9 @@ public final class TargetRuntime implements DaemonRuntime {
     private IscsiTargetDefinition targetDefinition(TargetConfig target) throws IOException {
         List<LogicalUnitDefinition> luns = new ArrayList<>();
         for (LunConfig lun : target.luns()) {
-            luns.add(new LogicalUnitDefinition(lun.lun(), stores.get(lun.backstore()), lun.readOnly(), lun.removable(),
-                    config.daemon().sanitizeRate()));
+            Backstore store = stores.get(lun.backstore());
+            luns.add(new LogicalUnitDefinition(lun.lun(), store, lun.readOnly(), lun.removable(),
+                    config.daemon().sanitizeRate(), ioAllocator(store)));
         }
         List<IscsiPortalDefinition> portals = new ArrayList<>();
         Map<Integer, TargetPortGroup> groups = new TreeMap<>();
@@ -113,6 +119,40 @@ public final class TargetRuntime implements DaemonRuntime {
                 new TargetPortGroups(new ArrayList<>(groups.values())), registry);
         watchMedia(core);
         return new IscsiTargetDefinition(target.iqn(), target.alias(), core, target.acl(), chap(target.chap()), portals);
+    }
+
+    /**
+     * The buffer pool, with the pinned arena {@code daemon.buffer-pool} asks for. A refused mlock
+     * is a warning (logged by the arena) unless {@code pin: required}; then it is a config error.
+     */
+    private BufferPool openBufferPool() throws ConfigException {
+        BufferPoolSettings s = config.daemon().bufferPool();
+        BufferPool p;
+        try {
+            p = BufferPool.create(config.daemon().eventLoopThreads(), s.pinnedSize(),
+                    s.pin() != BufferPoolSettings.Pin.OFF);
+        } catch (IOException e) {
+            throw new ConfigException(config.source().toString(), "daemon.buffer-pool.pinned-size", e.getMessage(), e);
+        }
+        if (s.pin() == BufferPoolSettings.Pin.REQUIRED && p.pinnedArena() != null && !p.pinnedArena().isPinned()) {
+            p.close();
+            throw new ConfigException(config.source().toString(), "daemon.buffer-pool.pin", "required, but mlock of "
+                    + ByteSize.format(s.pinnedSize()) + " was refused (errno "
+                    + p.pinnedArena().lockErrno() + "): grant CAP_IPC_LOCK or raise LimitMEMLOCK= / ulimit -l");
+        }
+        LOG.info("{}", p.describe());
+        return p;
+    }
+
+    /**
+     * Where an LU's READ buffers come from: the pinned arena for stores doing O_DIRECT (page-aligned
+     * buffers are read into in place, no bounce copy), the command's pooled allocator otherwise
+     * (page-cache and memory stores gain nothing from alignment; the arena stays for those that do).
+     */
+    private ByteBufAllocator ioAllocator(Backstore store) {
+        Backstore s = backingStore(store);
+        boolean direct = s instanceof FileBackstore f && f.direct() || s instanceof BlockBackstore b && b.direct();
+        return direct && pool.pinnedArena() != null ? pool.ioAllocator() : null;
     }
 
     /**
@@ -201,6 +241,11 @@ public final class TargetRuntime implements DaemonRuntime {
             stores = null;
         }
         shutdownGroups(deadline);
+        if (pool != null) {
+            LOG.info("{}", pool.describe());
+            pool.close();
+            pool = null;
+        }
     }
 
     private void shutdownGroups(long deadline) {

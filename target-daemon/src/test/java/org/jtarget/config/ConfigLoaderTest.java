@@ -145,7 +145,7 @@ class ConfigLoaderTest {
     @Test
     void unknownDaemonKey() {
         assertError("daemon: { threads: 2 }\n" + PORTALS,
-                "daemon.threads: unknown key (expected one of: state-dir, event-loop-threads, io-threads-per-lun, shutdown-timeout, memory-limit, sanitize-rate)");
+                "daemon.threads: unknown key (expected one of: state-dir, event-loop-threads, io-threads-per-lun, shutdown-timeout, memory-limit, sanitize-rate, buffer-pool)");
     }
 
     @Test
@@ -479,6 +479,32 @@ class ConfigLoaderTest {
         assertThat(load("daemon: { sanitize-rate: unlimited }\n" + PORTALS).daemon().sanitizeRate()).isZero();
         assertThat(load(PORTALS).daemon().sanitizeRate()).isEqualTo(64L << 20);
         assertError("daemon: { sanitize-rate: -1 }\n" + PORTALS, "daemon.sanitize-rate: must be positive, got -1");
+    }
+
+    @Test
+    void bufferPoolTakesAPinnedSizeAndAPinModeAndDefaultsTo64MibPinnedIfAllowed() throws Exception {
+        assertThat(load(PORTALS).daemon().bufferPool()).isEqualTo(BufferPoolSettings.DEFAULTS)
+                .isEqualTo(new BufferPoolSettings(64L << 20, BufferPoolSettings.Pin.TRY));
+        assertThat(load("daemon: { buffer-pool: { pinned-size: 256MiB, pin: required } }\n" + PORTALS)
+                .daemon().bufferPool()).isEqualTo(new BufferPoolSettings(256L << 20, BufferPoolSettings.Pin.REQUIRED));
+        assertThat(load("daemon:\n  buffer-pool:\n    pinned-size: 0\n    pin: false\n" + PORTALS)
+                .daemon().bufferPool()).isEqualTo(new BufferPoolSettings(0, BufferPoolSettings.Pin.OFF));
+        assertThat(load("daemon: { buffer-pool: { pin: true } }\n" + PORTALS).daemon().bufferPool())
+                .isEqualTo(BufferPoolSettings.DEFAULTS);
+    }
+
+    @Test
+    void badBufferPoolValuesNameTheKey() {
+        assertError("daemon: { buffer-pool: { pinned-size: 1GB } }\n" + PORTALS, "daemon.buffer-pool.pinned-size: "
+                + "bad size '1GB' (use bytes or a binary unit: K, M, G, T, KiB, MiB, GiB, TiB); 0 for no arena");
+        assertError("daemon: { buffer-pool: { pinned-size: 1TiB } }\n" + PORTALS,
+                "daemon.buffer-pool.pinned-size: at most 64GiB, got 1TiB");
+        assertError("daemon: { buffer-pool: { pin: yes-please } }\n" + PORTALS,
+                "daemon.buffer-pool.pin: expected true, false or required, got 'yes-please'");
+        assertError("daemon: { buffer-pool: { size: 1MiB } }\n" + PORTALS,
+                "daemon.buffer-pool.size: unknown key (expected one of: pinned-size, pin)");
+        assertError("daemon: { buffer-pool: 64MiB }\n" + PORTALS,
+                "daemon.buffer-pool: expected a map of keys, got '64MiB'");
     }
 
     @Test

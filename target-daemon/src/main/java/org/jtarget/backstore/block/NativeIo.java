@@ -1,14 +1,13 @@
 package org.jtarget.backstore.block;
 
+import org.jtarget.os.Libc;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 
 /**
@@ -52,11 +51,6 @@ public final class NativeIo {
     /** {@code _IO(0x12, 123)}: physical block size (unsigned int). */
     static final long BLKPBSZGET = 0x127BL;
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
-
     private static final MethodHandle OPEN = downcall("open",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
     private static final MethodHandle CLOSE = downcall("close",
@@ -81,22 +75,17 @@ public final class NativeIo {
     }
 
     private static MethodHandle downcall(String name, FunctionDescriptor descriptor, Linker.Option... extra) {
-        MemorySegment symbol = LINKER.defaultLookup().find(name)
-                .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
-        Linker.Option[] options = new Linker.Option[extra.length + 1];
-        options[0] = CAPTURE_ERRNO;
-        System.arraycopy(extra, 0, options, 1, extra.length);
-        return LINKER.downcallHandle(symbol, descriptor, options);
+        return Libc.downcall(name, descriptor, extra);
     }
 
     /** A segment for one thread's downcalls to leave errno in; reuse it, one per concurrent caller. */
     static MemorySegment newCallState(Arena arena) {
-        return arena.allocate(CALL_STATE);
+        return Libc.newCallState(arena);
     }
 
     /** The errno the last downcall with this call state left. */
     static int errno(MemorySegment callState) {
-        return (int) ERRNO.get(callState, 0L);
+        return Libc.errno(callState);
     }
 
     /** open(2) of {@code path} with {@code flags}; returns the descriptor. */
@@ -198,12 +187,6 @@ public final class NativeIo {
     }
 
     private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException e) {
-            throw e;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
+        return Libc.rethrow(t);
     }
 }

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Positional reads and writes on one open descriptor (pread(2)/pwrite(2) through {@link NativeIo}),
@@ -22,7 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #ALIGNMENT} (4096, enough for every logical block size) and that is one contiguous direct
  * buffer is used in place (zero copy). Anything else (a Data-Out composite, an unaligned pooled
  * buffer, heap memory) goes through a bounce segment of {@link #BOUNCE_BYTES}, copied a chunk at a
- * time. Without O_DIRECT only the contiguity matters.
+ * time ({@link #bouncedTransfers()} counts them). Without O_DIRECT only the contiguity matters.
+ * Buffers from the pinned arena ({@code BufferPool.ioBuffer}) are page-aligned and contiguous, so
+ * they always go in place.
  *
  * <p>Bounce segments, and the errno capture area every downcall needs, live in {@link Slot}s that
  * belong to this object: created on demand up to {@link #MAX_SLOTS} (one per concurrent caller:
@@ -50,6 +53,7 @@ public final class PositionalIo implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final ArrayBlockingQueue<Slot> free = new ArrayBlockingQueue<>(MAX_SLOTS);
     private final AtomicInteger created = new AtomicInteger();
+    private final LongAdder bounced = new LongAdder();
 
     /** One concurrent I/O's native memory: an aligned bounce segment and an errno capture area. */
     private static final class Slot {
@@ -109,6 +113,7 @@ public final class PositionalIo implements AutoCloseable {
                 readFully(slot, address, length, offset);
                 return;
             }
+            bounced.increment();
             for (int done = 0; done < length; ) {
                 int n = Math.min(BOUNCE_BYTES, length - done);
                 readFully(slot, slot.bounceAddress, n, offset + done);
@@ -129,6 +134,7 @@ public final class PositionalIo implements AutoCloseable {
                 writeFully(slot, address, length, offset);
                 return;
             }
+            bounced.increment();
             for (int done = 0; done < length; ) {
                 int n = Math.min(BOUNCE_BYTES, length - done);
                 src.getBytes(index + done, slot.bounceView.clear().limit(n));
@@ -138,6 +144,15 @@ public final class PositionalIo implements AutoCloseable {
         } finally {
             free.offer(slot);
         }
+    }
+
+    /**
+     * Reads and writes that went through a bounce segment rather than straight to the caller's
+     * buffer (a steady rise with O_DIRECT means the buffers given are not page-aligned: see
+     * {@code BufferPool.ioBuffer}).
+     */
+    public long bouncedTransfers() {
+        return bounced.sum();
     }
 
     /** fdatasync(2): earlier writes, and the device's volatile write cache, are made stable. */

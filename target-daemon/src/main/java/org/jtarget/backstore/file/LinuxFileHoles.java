@@ -1,15 +1,13 @@
 package org.jtarget.backstore.file;
 
+import org.jtarget.os.Libc;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.MemoryLayout;
-import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 
 /**
@@ -29,12 +27,6 @@ final class LinuxFileHoles implements AutoCloseable {
     private static final int SEEK_HOLE = 4;
     private static final int ENXIO = 6;
     private static final int EOPNOTSUPP = 95;
-
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(
-            MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
 
     private static final MethodHandle OPEN = downcall("open",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
@@ -56,9 +48,7 @@ final class LinuxFileHoles implements AutoCloseable {
     }
 
     private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
-        MemorySegment symbol = LINKER.defaultLookup().find(name)
-                .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
-        return LINKER.downcallHandle(symbol, descriptor, CAPTURE_ERRNO);
+        return Libc.downcall(name, descriptor);
     }
 
     /** Opens a second descriptor of {@code path} for hole operations. */
@@ -117,9 +107,9 @@ final class LinuxFileHoles implements AutoCloseable {
     /** Runs one downcall with a fresh errno capture area (control path: allocation is fine). */
     private static Result call(String what, Path path, Downcall downcall) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = Libc.newCallState(arena);
             long value = downcall.invoke(state, arena);
-            return new Result(value, (int) ERRNO.get(state, 0L));
+            return new Result(value, Libc.errno(state));
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {

@@ -1,5 +1,6 @@
 package org.jtarget.scsi.lun;
 
+import io.netty.buffer.ByteBuf;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
 import org.jtarget.backstore.spi.StoreException;
@@ -8,6 +9,7 @@ import org.jtarget.scsi.pr.PrStateFile;
 import org.jtarget.scsi.pr.Reservations;
 import org.jtarget.scsi.sense.SenseReason;
 import org.jtarget.scsi.spc.ModeParameters;
+import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.tmf.TaskSet;
 import org.jtarget.scsi.ua.UnitAttentions;
 import org.slf4j.Logger;
@@ -89,6 +91,17 @@ public final class LogicalUnit {
     /** Bytes per second SANITIZE OVERWRITE may write (0 = unpaced); see SbcSanitize.Job. */
     public long sanitizeBytesPerSecond() { return definition.sanitizeBytesPerSecond(); }
     public LuIdentity identity() { return identity; }
+
+    /**
+     * A direct buffer of {@code bytes} for the store to read into: from the LU's I/O allocator
+     * (the pinned arena: page-aligned, so O_DIRECT stores read in place) if it has one, else from
+     * the command's. The caller owns it (reference count 1); as a command's data-in buffer the
+     * command releases it.
+     */
+    public ByteBuf ioBuffer(ScsiCommand cmd, int bytes) {
+        return definition.ioAllocator() != null ? definition.ioAllocator().directBuffer(bytes)
+                : cmd.alloc().directBuffer(bytes);
+    }
     public Executor ioExecutor() { return ioExecutor; }
     public ModeParameters modes() { return modes; }
     public UnitAttentions unitAttentions() { return unitAttentions; }

@@ -1,5 +1,6 @@
 package org.jtarget.scsi.lun;
 
+import io.netty.buffer.ByteBufAllocator;
 import org.jtarget.backstore.spi.Backstore;
 
 /**
@@ -10,9 +11,18 @@ import org.jtarget.backstore.spi.Backstore;
  * @param readOnly  refuse writes with DATA PROTECT / WRITE PROTECTED (also if the store is read-only)
  * @param removable report RMB in INQUIRY (SPC-4 6.4.2)
  * @param sanitizeBytesPerSecond how fast SANITIZE OVERWRITE may write; 0 = as fast as the store goes
+ * @param ioAllocator where READ data buffers for this store come from ({@code BufferPool.ioAllocator()}:
+ *                    page-aligned pinned-arena buffers that O_DIRECT stores use in place), or null
+ *                    for the command's own allocator (the fabric's pooled one)
  */
 public record LogicalUnitDefinition(int lun, Backstore store, boolean readOnly, boolean removable,
-                                    long sanitizeBytesPerSecond) {
+                                    long sanitizeBytesPerSecond, ByteBufAllocator ioAllocator) {
+
+    /** READ buffers from the command's allocator. */
+    public LogicalUnitDefinition(int lun, Backstore store, boolean readOnly, boolean removable,
+                                 long sanitizeBytesPerSecond) {
+        this(lun, store, readOnly, removable, sanitizeBytesPerSecond, null);
+    }
 
     /** An LU whose sanitize is not paced (tests, tools). */
     public LogicalUnitDefinition(int lun, Backstore store, boolean readOnly, boolean removable) {

@@ -118,7 +118,7 @@ public final class SbcReadWrite implements CommandHandler {
         }
         if (kind == Kind.READ) {
             // reads return the CDB's full length; the fabric trims to the EDTL and sets residuals
-            cmd.dataIn(cmd.alloc().directBuffer(bytes));
+            cmd.dataIn(ctx.lu().ioBuffer(cmd, bytes));
         } else if (kind != Kind.VERIFY || ctx.mode() == 1) {
             cmd.dataOutLength(bytes);
         }
@@ -170,7 +170,7 @@ public final class SbcReadWrite implements CommandHandler {
         int compareBytes = ctx.mode() == 1 ? wholeBlockBytes(ctx, data) : 0;
         int bs = lu.blockSize();
         int chunkBlocks = Math.max(1, VERIFY_CHUNK_BYTES / bs);
-        ByteBuf buf = ctx.cmd().alloc().directBuffer(Math.min(ctx.blocks(), chunkBlocks) * bs);
+        ByteBuf buf = lu.ioBuffer(ctx.cmd(), Math.min(ctx.blocks(), chunkBlocks) * bs);
         try {
             int done = 0;
             while (done < ctx.blocks()) {

@@ -3,6 +3,7 @@ package org.jtarget.backstore.block;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
+import org.jtarget.buffer.BufferPool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -155,6 +156,28 @@ class PositionalIoTest {
         }
         byte[] onDisk = Arrays.copyOfRange(Files.readAllBytes(file), (int) offset, (int) offset + length);
         assertThat(onDisk).as("the file holds what was written").isEqualTo(data);
+    }
+
+    @Test
+    void pinnedArenaBuffersGoStraightToODirectWithoutABounce() throws IOException {
+        byte[] data = random(256 << 10, 99);
+        try (BufferPool pool = BufferPool.create(1, 4 << 20, false); PositionalIo io = open(true)) {
+            ByteBuf src = pool.ioBuffer(data.length).writeBytes(data);
+            ByteBuf dst = pool.ioBuffer(data.length);
+            try {
+                io.write(8192, src, 0, data.length);
+                io.read(8192, data.length, dst, 0);
+                assertThat(readBack(dst, 0, data.length)).isEqualTo(data);
+                assertThat(io.bouncedTransfers()).as("page-aligned arena buffers are used in place").isZero();
+                ByteBuf odd = unaligned(new byte[4096]);
+                io.write(0, odd, odd.readerIndex(), 4096);
+                odd.release();
+                assertThat(io.bouncedTransfers()).as("an unaligned buffer bounces").isEqualTo(1);
+            } finally {
+                src.release();
+                dst.release();
+            }
+        }
     }
 
     @Test

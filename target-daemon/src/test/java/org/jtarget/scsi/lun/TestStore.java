@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** An in-test memory store that records calls and can inject failures. */
-public final class TestStore implements Backstore {
+public class TestStore implements Backstore {
 
     public final byte[] data;
     public final BackstoreInfo info;

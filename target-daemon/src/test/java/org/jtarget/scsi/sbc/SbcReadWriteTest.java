@@ -46,6 +46,46 @@ class SbcReadWriteTest {
         assertThat(h.events).doesNotContain("writePending " + BS);
     }
 
+    /** A store that notes the address of every buffer it reads into. */
+    private static final class AddressStore extends TestStore {
+        final java.util.List<Long> addresses = new java.util.ArrayList<>();
+
+        AddressStore() {
+            super(BS, BLOCKS, true, false);
+        }
+
+        @Override
+        public void read(long lba, int blocks, io.netty.buffer.ByteBuf dst) throws java.io.IOException {
+            addresses.add(dst.memoryAddress() + dst.writerIndex());
+            super.read(lba, blocks, dst);
+        }
+    }
+
+    @Test
+    void readBuffersComeFromTheLusIoAllocatorWhenItHasOne() throws Exception {
+        try (org.jtarget.buffer.BufferPool pool = org.jtarget.buffer.BufferPool.create(1, 1 << 20, false)) {
+            AddressStore arenaStore = new AddressStore();
+            store.data[0] = 7;
+            System.arraycopy(store.data, 0, arenaStore.data, 0, BS);
+            CoreHarness arena = new CoreHarness(java.util.List.of(new org.jtarget.scsi.lun.LogicalUnitDefinition(
+                    0, arenaStore, false, false, 0, pool.ioAllocator())));
+            Result r = arena.run(rw10(0x28, 0, 0, 8), 8 * BS, null);
+            assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
+            assertThat(r.dataIn()[0]).isEqualTo((byte) 7);
+            long address = arenaStore.addresses.getFirst();
+            assertThat(pool.pinnedArena().contains(address, 8 * BS)).as("READ read into the arena").isTrue();
+            assertThat(address % 4096).isZero();
+            assertThat(pool.arenaStats().inUseBytes()).as("the command released it").isZero();
+
+            AddressStore plainStore = new AddressStore();
+            CoreHarness plain = new CoreHarness(java.util.List.of(
+                    new org.jtarget.scsi.lun.LogicalUnitDefinition(0, plainStore, false, false)));
+            assertThat(plain.run(rw10(0x28, 0, 0, 8), 8 * BS, null).status()).isEqualTo(ScsiStatus.GOOD);
+            assertThat(pool.pinnedArena().contains(plainStore.addresses.getFirst(), 1))
+                    .as("without an I/O allocator the command's allocator serves").isFalse();
+        }
+    }
+
     @Test
     void read6ZeroLengthMeans256Blocks() {
         Result r = h.run(rw6(0x08, 0, 0), 256 * BS, null);
