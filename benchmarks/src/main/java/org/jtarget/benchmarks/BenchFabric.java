@@ -1,8 +1,7 @@
 package org.jtarget.benchmarks;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
+import org.jtarget.buffer.ScatterList;
 import org.jtarget.scsi.spi.FabricOps;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.ScsiStatus;
@@ -16,24 +15,16 @@ import org.jtarget.scsi.spi.TmfRequest;
  */
 final class BenchFabric implements FabricOps {
 
-    /** TaskSequencer's component limit for a command's data-out. */
-    private static final int MAX_COMPOSITE_COMPONENTS = 1024;
-
-    private final ByteBufAllocator alloc;
     private final ByteBuf writeData;
-    private final CompositeByteBuf reusedDataOut;
+    private final ScatterList dataOut = new ScatterList();
     private TargetCore core;
-    private boolean freshDataOut;
 
     int lastStatus = -1;
     int lastBytes;
 
     /** @param writeData what every WRITE carries (borrowed; the caller releases it) */
-    BenchFabric(ByteBufAllocator alloc, ByteBuf writeData) {
-        this.alloc = alloc;
+    BenchFabric(ByteBuf writeData) {
         this.writeData = writeData;
-        this.reusedDataOut = alloc.compositeDirectBuffer(MAX_COMPOSITE_COMPONENTS);
-        reusedDataOut.addComponent(true, writeData.retainedSlice());
     }
 
     void core(TargetCore core) {
@@ -41,29 +32,13 @@ final class BenchFabric implements FabricOps {
     }
 
     /**
-     * True: each WRITE gets a new CompositeByteBuf holding a retained slice of the data, as the
-     * iSCSI fabric builds from immediate data today; false: one composite kept alive across
-     * commands, so only the core's own allocation is measured.
+     * Hands the data over as the iSCSI fabric does: one retained segment recording its root buffer,
+     * in a list kept across commands (the command's release empties it).
      */
-    void freshDataOut(boolean fresh) {
-        this.freshDataOut = fresh;
-    }
-
-    void release() {
-        reusedDataOut.release();
-    }
-
     @Override
     public void writePending(ScsiCommand cmd) {
-        CompositeByteBuf data;
-        if (freshDataOut) {
-            data = alloc.compositeDirectBuffer(MAX_COMPOSITE_COMPONENTS);
-            data.addComponent(true, writeData.retainedSlice());
-        } else {
-            data = reusedDataOut.retain(); // the command's release leaves our reference
-            data.readerIndex(0);
-        }
-        cmd.dataOut(data);
+        dataOut.add(writeData.retain(), writeData, writeData.readerIndex());
+        cmd.dataOut(dataOut);
         core.dataOutComplete(cmd);
     }
 

@@ -87,9 +87,17 @@ public final class ScatterList {
         }
         while (length > 0) {
             int n = Math.min(lengths[i] - skip, length);
-            ByteBuffer src = onOwner ? roots[i].internalNioBuffer(rootIndexes[i] + skip, n)
-                    : segments[i].nioBuffer(segments[i].readerIndex() + skip, n);
-            dst.put(dstIndex, src, src.position(), n);
+            ByteBuf root = roots[i];
+            if (onOwner && root.nioBufferCount() == 1) {
+                ByteBuffer src = root.internalNioBuffer(rootIndexes[i] + skip, n);
+                dst.put(dstIndex, src, src.position(), n);
+            } else {
+                // another thread, or bytes spread over several buffers (a long data segment that
+                // arrived in many reads): Netty copies piece by piece into a view of dst; never
+                // nioBuffer(), which would merge the pieces into a new heap buffer first
+                ByteBuf segment = segments[i];
+                segment.getBytes(segment.readerIndex() + skip, dst.slice(dstIndex, n));
+            }
             dstIndex += n;
             length -= n;
             skip = 0;

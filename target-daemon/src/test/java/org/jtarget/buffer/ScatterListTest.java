@@ -153,6 +153,24 @@ class ScatterListTest {
         a.release();
     }
 
+    @Test
+    void segmentsSpreadOverSeveralReceiveBuffersCopyPieceByPiece() {
+        ByteBuf first = root(3000, 9);
+        ByteBuf second = root(3000, 10);
+        io.netty.buffer.CompositeByteBuf chain = ALLOC.compositeDirectBuffer(2);
+        chain.addComponent(true, first).addComponent(true, second);
+        ScatterList list = new ScatterList();
+        list.add(chain.retainedSlice(1000, 4000)); // its root is the slice: several NIO buffers
+        ByteBuffer dst = ByteBuffer.allocateDirect(4000);
+        list.copyTo(0, dst, 0, 4000);
+        for (int i = 0; i < 4000; i++) {
+            assertThat(dst.get(i)).isEqualTo(chain.getByte(1000 + i));
+        }
+        list.clear();
+        chain.release();
+        assertThat(first.refCnt()).isZero();
+    }
+
     /**
      * DESIGN 4.2 for the WRITE path: on the receiving thread, copying a segment out of its root
      * allocates nothing. Counted with the thread's allocated-bytes counter over many copies; the

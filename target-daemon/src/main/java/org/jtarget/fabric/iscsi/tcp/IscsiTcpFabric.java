@@ -17,6 +17,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -146,6 +147,11 @@ public final class IscsiTcpFabric {
                 connections.add(ch);
                 long nop = connectionSettings.nopInInterval().toMillis();
                 ch.pipeline()
+                        // one flush (one writev) per event-loop turn, not one per response:
+                        // responses of commands completed while a read is in progress, and completions
+                        // handed back by store threads, leave together
+                        .addLast("flush", new FlushConsolidationHandler(
+                                FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true))
                         .addLast("idle", new IdleStateHandler(nop, 0, 0, TimeUnit.MILLISECONDS))
                         .addLast("decoder", new IscsiPduDecoder(settings.maxRecvDataSegmentLength()))
                         .addLast("encoder", new IscsiPduEncoder())
