@@ -23,13 +23,13 @@ run() {
   "$@" || fail "'$*' exited with $?"
 }
 
-# retry SECONDS CMD...: runs CMD until it succeeds, at most SECONDS seconds.
+# retry SECONDS CMD...: runs CMD until it succeeds, for at most SECONDS seconds of guest uptime.
 retry() {
-  local limit=$1 i=0
+  local deadline
+  deadline=$(($(cut -d. -f1 /proc/uptime) + $1))
   shift
   until "$@" >/dev/null 2>&1; do
-    i=$((i + 1))
-    [ "$i" -lt $((limit * 5)) ] || return 1
+    [ "$(cut -d. -f1 /proc/uptime)" -lt "$deadline" ] || return 1
     sleep 0.2
   done
 }
