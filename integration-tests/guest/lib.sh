@@ -23,6 +23,17 @@ run() {
   "$@" || fail "'$*' exited with $?"
 }
 
+# runto FILE CMD...: like run, and the output also goes to FILE (for the checks that follow).
+runto() {
+  local file=$1
+  shift
+  echo "+ $*"
+  "$@" >"$file" 2>&1
+  local rc=$?
+  cat "$file"
+  [ $rc -eq 0 ] || fail "'$*' exited with $rc"
+}
+
 # retry SECONDS CMD...: runs CMD until it succeeds, for at most SECONDS seconds of guest uptime.
 retry() {
   local deadline

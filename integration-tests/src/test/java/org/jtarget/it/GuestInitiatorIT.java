@@ -115,6 +115,80 @@ class GuestInitiatorIT {
         runScenario("filesystems-chap", vars);
     }
 
+    @Test
+    @Order(2)
+    void headerAndDataDigests() throws Exception {
+        Map<String, String> vars = vars();
+        vars.put("IQN", IQN_PREFIX + "digest");
+        runScenario("digests", vars);
+    }
+
+    @Test
+    @Order(3)
+    void multipathOverTwoAluaPortGroupsSurvivesACutPath() throws Exception {
+        Map<String, String> vars = vars();
+        vars.put("IQN", IQN_PREFIX + "mpath");
+        runScenario("multipath", vars);
+    }
+
+    /** Scenario 4: its own daemon (file LUN), SIGKILLed and restarted on the same port and file while fio runs. */
+    @Test
+    @Order(4)
+    void daemonRestartedUnderLoad() throws Exception {
+        long t0 = System.nanoTime();
+        int port = DaemonProcess.freePort();
+        String iqn = IQN_PREFIX + "restart";
+        Path config = DaemonConfig.write(dir, """
+                portals:
+                  - { name: a, listen: "127.0.0.1:%d" }
+                backstores:
+                  - { name: restart, type: file, path: data/restart.img, size: %dMiB, create: true }
+                targets:
+                  - iqn: %s
+                    portals: [a]
+                    luns: [ { lun: 0, backstore: restart } ]
+                    acl: ["*"]
+                """.formatted(port, LUN_MIB, iqn));
+        DaemonProcess daemon = DaemonProcess.start(config, port);
+        Map<String, String> vars = vars();
+        vars.put("PORT", Integer.toString(port));
+        vars.put("IQN", iqn);
+        try (GuestVm vm = GuestVm.start("daemon-restart", vars, GUEST_TIMEOUT)) {
+            vm.awaitLine(Pattern.compile("^JTARGET-GUEST-SIGNAL kill-daemon$"), GUEST_TIMEOUT);
+            daemon.kill(); // SIGKILL: no clean logout, the initiator sees the connection drop
+            daemon.awaitExit(Duration.ofSeconds(10));
+            System.out.println("daemon killed under load, restarting it on port " + port);
+            daemon = DaemonProcess.start(config, port);
+            GuestVm.Result r = vm.finish(GUEST_TIMEOUT.plus(WAIT_SLACK));
+            assertThat(r.exitCode()).as("guest scenario daemon-restart failed:\n%s%s\n%s", r.failures(), vm.tail(),
+                    daemon.describe()).isZero();
+        } finally {
+            try {
+                daemon.stopCleanly();
+            } finally {
+                if (daemon.isAlive()) {
+                    daemon.kill();
+                }
+                System.out.println("GuestInitiatorIT daemon-restart: wall time " + (System.nanoTime() - t0)
+                        / 1_000_000 / 1000.0 + " s");
+            }
+        }
+    }
+
+    /** Scenario 5; the guest discarded 32 MiB it had written, so the thin backing file must hold almost nothing. */
+    @Test
+    @Order(5)
+    void reservationsUnmapAndWhatTheTargetAdvertises() throws Exception {
+        Map<String, String> vars = vars();
+        vars.put("IQN", IQN_PREFIX + "pr");
+        runScenario("reservations-unmap", vars);
+        Path image = DAEMON.daemon().dir().resolve("data/pr.img");
+        ClientTool.Result du = ClientTool.runOk(Duration.ofSeconds(30), null, "du", "-k", image.toString());
+        long allocatedKib = Long.parseLong(du.stdout().trim().split("\\s+")[0]);
+        assertThat(allocatedKib).as("KiB allocated in the thin file after blkdiscard (UNMAP punches holes): "
+                + du.describe()).isLessThan(4096);
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private static Map<String, String> vars() {
