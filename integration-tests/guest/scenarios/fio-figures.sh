@@ -1,6 +1,6 @@
 # Not a test: the fio figures of docs/performance.md, seen by the kernel initiator inside the
-# guest (run by hand: see docs/performance.md "Inside a QEMU guest"). 4 KiB random reads and writes
-# at queue depth 32 with crc32c verify, and 256 KiB sequential reads and writes at depth 8, on the
+# guest (run by hand: see docs/performance.md "Inside a QEMU guest"). 4 KiB random reads at queue
+# depth 32, 4 KiB random writes at depth 32 with crc32c verify reads interleaved, and 256 KiB sequential reads and writes at depth 8, on the
 # raw disk of LUN 0, each for FIO_SECONDS after the LUN was filled once.
 # Variables: PORT IQN FIO_SECONDS
 iscsi_start
@@ -12,7 +12,7 @@ size=128M
 common="--ioengine=libaio --direct=1 --filename=$d --size=$size --group_reporting --randrepeat=0"
 step "fill $size"
 run fio --name=fill $common --rw=write --bs=256k --iodepth=8 --output=/dev/null
-for job in "randread 4k 32 --verify=crc32c --verify_only=0" "randwrite 4k 32 --verify=crc32c --do_verify=0" \
+for job in "randread 4k 32" "randwrite 4k 32 --verify=crc32c --verify_backlog=64" \
     "read 256k 8" "write 256k 8"; do
   set -- $job
   rw=$1 bs=$2 qd=$3
