@@ -1,0 +1,179 @@
+# Shell functions for the guest scenarios (sourced: GuestVm puts the scenario's variables, then this
+# file, then the scenario script into the one script the guest runs). The guest has no systemd and
+# no udev: everything a service would do is done here, by hand. Every step that waits is bounded.
+# A failed check calls fail, which prints "GUEST-CHECK-FAILED: <what>" and exits 1.
+set -u
+HOST=10.0.2.2 # the host's loopback as QEMU's user-mode network shows it
+
+fail() {
+  echo "GUEST-CHECK-FAILED: $*"
+  echo "--- dmesg tail ---"
+  dmesg | tail -40
+  exit 1
+}
+
+# step NAME: prints a marker with the guest's uptime, so the log shows where time goes.
+step() {
+  echo "=== [$(cut -d' ' -f1 /proc/uptime) s] $*"
+}
+
+# run CMD...: echoes the command, runs it, fails the scenario on a non-zero exit.
+run() {
+  echo "+ $*"
+  "$@" || fail "'$*' exited with $?"
+}
+
+# runto FILE CMD...: like run, and the output also goes to FILE (for the checks that follow).
+runto() {
+  local file=$1
+  shift
+  echo "+ $*"
+  "$@" >"$file" 2>&1
+  local rc=$?
+  cat "$file"
+  [ $rc -eq 0 ] || fail "'$*' exited with $rc"
+}
+
+# retry SECONDS CMD...: runs CMD until it succeeds, for at most SECONDS seconds of guest uptime.
+retry() {
+  local deadline
+  deadline=$(($(cut -d. -f1 /proc/uptime) + $1))
+  shift
+  until "$@" >/dev/null 2>&1; do
+    [ "$(cut -d. -f1 /proc/uptime)" -lt "$deadline" ] || return 1
+    sleep 0.2
+  done
+}
+
+# iscsi_start: a unique initiator name, the kernel modules (no udev coldplug), iscsid in the
+# foreground of a background job (no systemd).
+iscsi_start() {
+  step "start iscsid"
+  echo "InitiatorName=iqn.2026-11.org.jtarget.guest:$(cat /proc/sys/kernel/random/uuid | cut -c1-8)" \
+    >/etc/iscsi/initiatorname.iscsi
+  cat /etc/iscsi/initiatorname.iscsi
+  run modprobe -a iscsi_tcp sd_mod sg crc32c_generic
+  mkdir -p /run/lock/iscsi /var/lib/iscsi
+  iscsid -f >/tmp/iscsid.log 2>&1 &
+  # iscsiadm exits 21 (no objects) once iscsid answers, 20 or others before
+  retry 20 sh -c 'iscsiadm -m session >/dev/null 2>&1; [ $? -eq 21 ] || [ $? -eq 0 ]' \
+    || { cat /tmp/iscsid.log; fail "iscsid did not start"; }
+}
+
+# discover PORT IQN: SendTargets discovery on HOST:PORT must list IQN. The target advertises its
+# own address (127.0.0.1), which the guest cannot reach, so the records discovery made are
+# deleted and node_new makes the right ones.
+discover() {
+  local port=$1 iqn=$2 out
+  step "discovery (SendTargets) on $HOST:$port"
+  out=$(iscsiadm -m discovery -t sendtargets -p "$HOST:$port" 2>&1) || fail "discovery failed: $out"
+  echo "$out"
+  echo "$out" | grep -q " $iqn\$" || fail "discovery did not list $iqn"
+  iscsiadm -m node -T "$iqn" -o delete >/dev/null 2>&1 || true
+}
+
+# node_new IQN PORT TPGT [IFACE]: a node record for IQN at HOST:PORT.
+node_new() {
+  local iqn=$1 port=$2 tpgt=$3 iface=${4:-default}
+  run iscsiadm -m node -T "$iqn" -p "$HOST:$port,$tpgt" -I "$iface" -o new >/dev/null
+}
+
+# node_set IQN PORT NAME VALUE [IFACE]: one setting of a node record.
+node_set() {
+  local iqn=$1 port=$2 name=$3 value=$4 iface=${5:-}
+  run iscsiadm -m node -T "$iqn" -p "$HOST:$port" ${iface:+-I "$iface"} -o update -n "$name" -v "$value"
+}
+
+# login IQN PORT [IFACE]
+login() {
+  local iqn=$1 port=$2 iface=${3:-}
+  step "login to $iqn at $HOST:$port${iface:+ through $iface}"
+  run iscsiadm -m node -T "$iqn" -p "$HOST:$port" ${iface:+-I "$iface"} --login
+}
+
+# logout IQN PORT [IFACE]
+logout() {
+  local iqn=$1 port=$2 iface=${3:-}
+  step "logout from $iqn at $HOST:$port"
+  run iscsiadm -m node -T "$iqn" -p "$HOST:$port" ${iface:+-I "$iface"} --logout
+}
+
+# session_of IQN PORT [INITIATOR]: prints the session number of the (only) session matching.
+session_of() {
+  local iqn=$1 port=$2 initiator=${3:-} s
+  for s in /sys/class/iscsi_session/session*; do
+    [ "$(cat "$s/targetname")" = "$iqn" ] || continue
+    [ -z "$initiator" ] || [ "$(cat "$s/initiatorname")" = "$initiator" ] || continue
+    grep -q "^$port\$" "$s"/device/connection*/iscsi_connection/connection*/persistent_port 2>/dev/null \
+      || continue
+    basename "$s" | sed 's/session//'
+    return 0
+  done
+  return 1
+}
+
+# disk_of SESSION LUN: waits (30 s) for the SCSI disk of LUN in that session, prints /dev/sdX.
+disk_of() {
+  local sid=$1 lun=$2 i=0 d
+  while [ $i -lt 150 ]; do
+    for d in /sys/class/iscsi_session/session"$sid"/device/target*/*:*:*:"$lun"/block/*; do
+      [ -e "$d" ] && [ -b "/dev/$(basename "$d")" ] && { echo "/dev/$(basename "$d")"; return 0; }
+    done
+    i=$((i + 1))
+    sleep 0.2
+  done
+  return 1
+}
+
+# sg_of /dev/sdX: the SCSI generic node of a disk.
+sg_of() {
+  local d
+  d=$(ls /sys/block/"$(basename "$1")"/device/scsi_generic/ 2>/dev/null | head -1)
+  [ -n "$d" ] && echo "/dev/$d"
+}
+
+# digest_of SESSION: "HeaderDigest DataDigest" as negotiated on the session (iscsiadm's view).
+digest_of() {
+  iscsiadm -m session -r "$1" -P 2 | awk '$1 == "HeaderDigest:" {h = $2} $1 == "DataDigest:" {d = $2} END {print h, d}'
+}
+
+# fio_verify LABEL FIO_ARGS...: fio random writes with crc32c verify (interleaved verify reads,
+# so reads and writes mix, then a final verify pass); fails on any error. FIO_ARGS name the jobs
+# (--name=... --filename=... --size=...); the options here apply to all of them. Block sizes up to
+# 256 KiB: QEMU's user network stalls 5 s on some 1 MiB requests (no TCP window scaling).
+fio_verify() {
+  local label=$1
+  shift
+  step "fio $label"
+  fio --ioengine=libaio --direct=1 --rw=randwrite --bsrange=4k-256k --iodepth=16 \
+    --verify=crc32c --verify_backlog=64 --verify_fatal=1 --do_verify=1 --randrepeat=0 \
+    --group_reporting "$@" >/tmp/fio-"$label".log 2>&1
+  local rc=$?
+  grep -E "err=|(read|write): IOPS|verify|bad|crc" /tmp/fio-"$label".log | head -20
+  [ $rc -eq 0 ] || { cat /tmp/fio-"$label".log; fail "fio $label exited with $rc"; }
+  grep -q "err= 0" /tmp/fio-"$label".log || { cat /tmp/fio-"$label".log; fail "fio $label reported an error"; }
+  ! grep -q -i "verify.*bad\|bad magic\|crc32c: verify failed" /tmp/fio-"$label".log || fail "fio $label: verify error"
+}
+
+# checksum_files DIR COUNT: writes COUNT files of random data (1..4 MiB) and their SHA-256 list.
+checksum_files() {
+  local dir=$1 count=$2 i
+  for i in $(seq 1 "$count"); do
+    head -c $(( (i % 4 + 1) * 1048576 )) /dev/urandom >"$dir/file$i" || fail "write $dir/file$i"
+  done
+  (cd "$dir" && sha256sum file* >/tmp/"$(basename "$dir")".sha256)
+  sync
+}
+
+# check_files DIR: the files match the list checksum_files wrote.
+check_files() {
+  local dir=$1
+  (cd "$dir" && sha256sum -c --quiet /tmp/"$(basename "$dir")".sha256) || fail "checksums differ in $dir"
+  echo "checksums of $(wc -l </tmp/"$(basename "$dir")".sha256) files in $dir match"
+}
+
+# drop_caches: the next read goes to the target, not the guest's page cache.
+drop_caches() {
+  sync
+  echo 3 >/proc/sys/vm/drop_caches
+}

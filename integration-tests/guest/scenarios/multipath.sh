@@ -1,0 +1,88 @@
+# Scenario 3: dm-multipath over the two portals of one target, which are two ALUA target port
+# groups (PORT: group 1 active/optimized, PORT_B: group 2 active/non-optimized). multipathd groups
+# the paths by ALUA priority (alua prio: 50 optimized, 10 non-optimized), so I/O uses the PORT
+# path; while fio writes and verifies through the map, iptables in the guest drops that path's
+# traffic: the iSCSI session fails within its replacement timeout (5 s), dm-multipath retries the
+# I/O on the PORT_B path and fio ends with no error. Then the path is let through again and must
+# come back.
+# Variables: PORT PORT_B IQN
+iscsi_start
+run modprobe -a dm_multipath dm_round_robin scsi_dh_alua
+step "udevd (multipath needs its device properties)"
+/lib/systemd/systemd-udevd --daemon || fail "systemd-udevd did not start"
+cat >/etc/multipath.conf <<'CONF'
+defaults {
+    user_friendly_names no
+    find_multipaths off
+    polling_interval 1
+}
+blacklist {
+    devnode "^vd[a-z]"
+}
+devices {
+    device {
+        vendor "JTARGET"
+        product ".*"
+        path_grouping_policy group_by_prio
+        prio alua
+        hardware_handler "1 alua"
+        path_checker tur
+        failback immediate
+        no_path_retry 30
+    }
+}
+CONF
+discover "$PORT" "$IQN"
+for p in "$PORT,1" "$PORT_B,2"; do
+  port=${p%,*}
+  node_new "$IQN" "$port" "${p#*,}"
+  node_set "$IQN" "$port" node.session.timeo.replacement_timeout 5
+  node_set "$IQN" "$port" node.conn[0].timeo.noop_out_interval 1
+  node_set "$IQN" "$port" node.conn[0].timeo.noop_out_timeout 2
+  login "$IQN" "$port"
+done
+sa=$(session_of "$IQN" "$PORT") || fail "no session through $PORT"
+sb=$(session_of "$IQN" "$PORT_B") || fail "no session through $PORT_B"
+da=$(disk_of "$sa" 0) || fail "no disk through $PORT"
+db=$(disk_of "$sb" 0) || fail "no disk through $PORT_B"
+echo "path A (port $PORT, group 1): $da; path B (port $PORT_B, group 2): $db"
+udevadm trigger --subsystem-match=block --action=add
+udevadm settle --timeout=30
+
+step "multipathd"
+run multipathd
+retry 30 sh -c 'dmsetup ls --target multipath | grep -qv "No devices"' || { multipath -v3 2>&1 | tail -40; fail "no multipath map"; }
+map=$(dmsetup ls --target multipath | awk '{print $1; exit}')
+retry 30 sh -c "multipath -ll $map | grep -q 'prio=10'" || fail "the map has no non-optimized path group"
+multipath -ll "$map"
+multipath -ll "$map" | grep -q "prio=50 status=active" || fail "no active path group with ALUA prio 50 (optimized)"
+multipath -ll "$map" | grep -q "prio=10" || fail "no path group with ALUA prio 10 (non-optimized)"
+dev=/dev/mapper/$map
+[ -b "$dev" ] || fail "$dev missing"
+
+step "fio through $dev, then path A (port $PORT) is cut"
+fio_verify multipath --name=mpath --filename="$dev" --size=128M &
+fio_pid=$!
+sleep 4
+kill -0 $fio_pid 2>/dev/null || fail "fio ended before the path was cut"
+run iptables -A OUTPUT -p tcp -d "$HOST" --dport "$PORT" -j DROP
+run iptables -A INPUT -p tcp -s "$HOST" --sport "$PORT" -j DROP
+echo "path A cut at $(cut -d' ' -f1 /proc/uptime) s"
+wait $fio_pid || exit 1
+multipath -ll "$map"
+multipathd show paths
+multipathd show paths format "%d %t %T" | grep -q "^$(basename "$da") *failed" \
+  || fail "path A ($da) is not failed after the cut"
+multipathd show paths format "%d %t %T" | grep -q "^$(basename "$db") *active *ready" \
+  || fail "path B ($db) is not active"
+
+step "path A let through again"
+run iptables -F INPUT
+run iptables -F OUTPUT
+retry 40 sh -c "multipathd show paths format '%d %t %T' | grep -q '^$(basename "$da") *active *ready'" \
+  || { multipathd show paths; fail "path A did not come back within 40 s"; }
+multipath -ll "$map"
+run multipath -f "$map"
+logout "$IQN" "$PORT"
+logout "$IQN" "$PORT_B"
+step "scenario passed"

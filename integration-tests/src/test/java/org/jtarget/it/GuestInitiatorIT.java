@@ -1,0 +1,218 @@
+package org.jtarget.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Linux kernel initiator (open-iscsi 2.1, Debian bookworm's kernel 6.1) in a QEMU guest
+ * ({@link GuestVm}) against the real daemon on the host, one guest boot per scenario:
+ * <ol>
+ * <li>discovery, CHAP one-way and mutual (and a wrong secret refused), ext4 and xfs, files with
+ * known checksums, fio with crc32c verify, fsck clean, logout;</li>
+ * <li>HeaderDigest and DataDigest CRC32C negotiated and used under fio verify;</li>
+ * <li>dm-multipath over two portals (two ALUA target port groups, active/optimized and
+ * active/non-optimized): one path cut with iptables in the guest while fio verifies, I/O goes on
+ * over the other;</li>
+ * <li>the daemon killed (SIGKILL) and restarted on the same port and file store while fio runs:
+ * the initiator reconnects and fio finishes without a verify error;</li>
+ * <li>persistent reservations from two initiator names (sg_persist), blkdiscard as UNMAP on a thin
+ * file LUN (the host file shrinks), and what sg_inq/sg_vpd/sg_readcap show.</li>
+ * </ol>
+ * Each scenario prints its wall time and the guest's boot time. The guest runs under TCG on
+ * machines without hardware virtualisation (minutes of CPU for the suite), so fio runs are short
+ * and LUNs small.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class GuestInitiatorIT {
+
+    static final String IQN_PREFIX = "iqn.2026-11.org.jtarget:guest-";
+    static final String CHAP_USER = "alice";
+    static final String CHAP_SECRET = "secret-of-12-chars";
+    static final String MUTUAL_USER = "target1";
+    static final String MUTUAL_SECRET = "other-12-chars";
+    static final String FIO_SECONDS = "25";
+    static final Duration GUEST_TIMEOUT = Duration.ofMinutes(5);
+    static final Duration WAIT_SLACK = Duration.ofSeconds(60);
+    static final long LUN_MIB = 256;
+    /** mkfs.xfs wants at least 300 MB. */
+    static final long XFS_LUN_MIB = 384;
+
+    /** The second portal's port (group 2), chosen when the daemon's config is written. */
+    private static int portB;
+
+    @RegisterExtension
+    static final DaemonExtension DAEMON = new DaemonExtension(port -> {
+        portB = DaemonProcess.freePort();
+        return """
+                portals:
+                  - { name: a, listen: "127.0.0.1:%1$d", portal-group-tag: 1, alua-state: active-optimized }
+                  - { name: b, listen: "127.0.0.1:%2$d", portal-group-tag: 2, alua-state: active-non-optimized }
+                backstores:
+                  - { name: chapfile, type: file, path: data/chap.img, size: %3$dMiB, create: true }
+                  - { name: chapmem, type: memory, size: %9$dMiB }
+                  - { name: digest, type: memory, size: %3$dMiB }
+                  - { name: mpath, type: memory, size: %3$dMiB }
+                  - { name: pr, type: file, path: data/pr.img, size: %3$dMiB, create: true, thin: true }
+                targets:
+                  - iqn: %4$schap-oneway
+                    portals: [a]
+                    luns: [ { lun: 0, backstore: chapfile } ]
+                    acl: ["*"]
+                    chap: { user: %5$s, secret: %6$s }
+                  - iqn: %4$schap-mutual
+                    portals: [a]
+                    luns: [ { lun: 0, backstore: chapmem } ]
+                    acl: ["*"]
+                    chap: { user: %5$s, secret: %6$s, mutual-user: %7$s, mutual-secret: %8$s }
+                  - iqn: %4$sdigest
+                    portals: [a]
+                    luns: [ { lun: 0, backstore: digest } ]
+                    acl: ["*"]
+                  - iqn: %4$smpath
+                    portals: [a, b]
+                    luns: [ { lun: 0, backstore: mpath } ]
+                    acl: ["*"]
+                  - iqn: %4$spr
+                    portals: [a]
+                    luns: [ { lun: 0, backstore: pr } ]
+                    acl: ["*"]
+                """.formatted(port, portB, LUN_MIB, IQN_PREFIX, CHAP_USER, CHAP_SECRET, MUTUAL_USER, MUTUAL_SECRET,
+                XFS_LUN_MIB);
+    });
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void buildImage() {
+        GuestVm.ensureImage();
+    }
+
+    @Test
+    @Order(1)
+    void filesystemsOverChapSessions() throws Exception {
+        Map<String, String> vars = vars();
+        vars.put("IQN_ONEWAY", IQN_PREFIX + "chap-oneway");
+        vars.put("IQN_MUTUAL", IQN_PREFIX + "chap-mutual");
+        vars.put("CHAP_USER", CHAP_USER);
+        vars.put("CHAP_SECRET", CHAP_SECRET);
+        vars.put("MUTUAL_USER", MUTUAL_USER);
+        vars.put("MUTUAL_SECRET", MUTUAL_SECRET);
+        runScenario("filesystems-chap", vars);
+    }
+
+    @Test
+    @Order(2)
+    void headerAndDataDigests() throws Exception {
+        Map<String, String> vars = vars();
+        vars.put("IQN", IQN_PREFIX + "digest");
+        runScenario("digests", vars);
+    }
+
+    @Test
+    @Order(3)
+    void multipathOverTwoAluaPortGroupsSurvivesACutPath() throws Exception {
+        Map<String, String> vars = vars();
+        vars.put("IQN", IQN_PREFIX + "mpath");
+        runScenario("multipath", vars);
+    }
+
+    /** Scenario 4: its own daemon (file LUN), SIGKILLed and restarted on the same port and file while fio runs. */
+    @Test
+    @Order(4)
+    void daemonRestartedUnderLoad() throws Exception {
+        long t0 = System.nanoTime();
+        int port = DaemonProcess.freePort();
+        String iqn = IQN_PREFIX + "restart";
+        Path config = DaemonConfig.write(dir, """
+                portals:
+                  - { name: a, listen: "127.0.0.1:%d" }
+                backstores:
+                  - { name: restart, type: file, path: data/restart.img, size: %dMiB, create: true }
+                targets:
+                  - iqn: %s
+                    portals: [a]
+                    luns: [ { lun: 0, backstore: restart } ]
+                    acl: ["*"]
+                """.formatted(port, LUN_MIB, iqn));
+        DaemonProcess daemon = DaemonProcess.start(config, port);
+        Map<String, String> vars = vars();
+        vars.put("PORT", Integer.toString(port));
+        vars.put("IQN", iqn);
+        try (GuestVm vm = GuestVm.start("daemon-restart", vars, GUEST_TIMEOUT)) {
+            vm.awaitLine(Pattern.compile("^JTARGET-GUEST-SIGNAL kill-daemon$"), GUEST_TIMEOUT);
+            daemon.kill(); // SIGKILL: no clean logout, the initiator sees the connection drop
+            daemon.awaitExit(Duration.ofSeconds(10));
+            System.out.println("daemon killed under load, restarting it on port " + port);
+            daemon = DaemonProcess.start(config, port);
+            GuestVm.Result r = vm.finish(GUEST_TIMEOUT.plus(WAIT_SLACK));
+            assertThat(r.exitCode()).as("guest scenario daemon-restart failed:\n%s%s\n%s", r.failures(), vm.tail(),
+                    daemon.describe()).isZero();
+        } finally {
+            try {
+                daemon.stopCleanly();
+            } finally {
+                if (daemon.isAlive()) {
+                    daemon.kill();
+                }
+                System.out.println("GuestInitiatorIT daemon-restart: wall time " + (System.nanoTime() - t0)
+                        / 1_000_000 / 1000.0 + " s");
+            }
+        }
+    }
+
+    /** Scenario 5; the guest discarded 32 MiB it had written, so the thin backing file must hold almost nothing. */
+    @Test
+    @Order(5)
+    void reservationsUnmapAndWhatTheTargetAdvertises() throws Exception {
+        Map<String, String> vars = vars();
+        vars.put("IQN", IQN_PREFIX + "pr");
+        runScenario("reservations-unmap", vars);
+        Path image = DAEMON.daemon().dir().resolve("data/pr.img");
+        ClientTool.Result du = ClientTool.runOk(Duration.ofSeconds(30), null, "du", "-k", image.toString());
+        long allocatedKib = Long.parseLong(du.stdout().trim().split("\\s+")[0]);
+        assertThat(allocatedKib).as("KiB allocated in the thin file after blkdiscard (UNMAP punches holes): "
+                + du.describe()).isLessThan(4096);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static Map<String, String> vars() {
+        Map<String, String> vars = new LinkedHashMap<>();
+        vars.put("PORT", Integer.toString(DAEMON.daemon().port()));
+        vars.put("PORT_B", Integer.toString(portB));
+        vars.put("FIO_SECONDS", FIO_SECONDS);
+        vars.put("LUN_BYTES", Long.toString(LUN_MIB * DaemonConfig.MIB));
+        return vars;
+    }
+
+    /** Boots the guest on one scenario, waits for it, fails with its failed checks and the daemon's log. */
+    static GuestVm.Result runScenario(String scenario, Map<String, String> vars) throws Exception {
+        long t0 = System.nanoTime();
+        try (GuestVm vm = GuestVm.start(scenario, vars, GUEST_TIMEOUT)) {
+            GuestVm.Result r = vm.finish(GUEST_TIMEOUT.plus(WAIT_SLACK));
+            assertThat(r.exitCode()).as("guest scenario %s failed:\n%s%s\n%s", scenario, r.failures(), vm.tail(),
+                    DAEMON.daemon().describe()).isZero();
+            return r;
+        } finally {
+            System.out.println("GuestInitiatorIT " + scenario + ": wall time " + (System.nanoTime() - t0) / 1_000_000
+                    / 1000.0 + " s");
+        }
+    }
+
+
+}
