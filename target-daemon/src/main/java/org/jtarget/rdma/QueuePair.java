@@ -354,6 +354,27 @@ public abstract class QueuePair {
         fireEvents();
     }
 
+    /**
+     * Provider: the transport gave up (connection lost): the oldest started entry completes with
+     * {@code status} (RETRY_EXC_ERR in IBA 10.7.3.1 terms) and everything else is flushed; with
+     * nothing started the queue pair just moves to ERROR.
+     */
+    protected final void failOldest(WorkCompletionStatus status) {
+        long seq = -1;
+        synchronized (lock) {
+            for (long s = sqHead; s < sqNext; s++) {
+                if (!sq[index(s)].done) {
+                    seq = s;
+                    break;
+                }
+            }
+        }
+        if (seq >= 0) {
+            completeSend(seq, status, 0);
+        }
+        fail();
+    }
+
     /** Provider: hold back later entries (RNR back-off: RC retransmits from the refused message). */
     protected final void stall() {
         synchronized (lock) {
