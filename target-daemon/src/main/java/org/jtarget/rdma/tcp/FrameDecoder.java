@@ -1,6 +1,7 @@
 package org.jtarget.rdma.tcp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
@@ -180,7 +181,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
                 return;
             }
         } else {
-            gathered = ctx.alloc().directBuffer(payloadLength);
+            gathered = payloadLength == 0 ? Unpooled.EMPTY_BUFFER : ctx.alloc().directBuffer(payloadLength);
         }
         state = State.PAYLOAD;
         if (payloadLength == 0) {

@@ -43,6 +43,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     private static final byte[] NONE = new byte[0];
     /** The RNR back-off per retry the responder applies on the requester's behalf. */
     private static final long RNR_TIMER_MICROS = 1000;
+    /** Acknowledge at least every this many placed bytes (see {@link #acknowledge}). */
+    private static final int ACK_EVERY_BYTES = 256 * 1024;
 
     private enum Phase { NEW, REQUESTED, CONNECTING, ESTABLISHED, CLOSED }
 
@@ -60,6 +62,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     private boolean ackPending;
     private int ackMsn;
     private boolean flushPending;
+    private int unackedBytes;
     private ByteBuf heldPayload;
     private int heldMsn;
     private int heldFlags;
@@ -69,6 +72,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     private boolean holding;
     private long holdGeneration;
     private final Runnable retryHeld = this::retryHeld;
+    private final java.util.concurrent.ConcurrentLinkedQueue<ByteBuf> outbound = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicBoolean outboundScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+    private final Runnable drainOutbound = this::drainOutbound;
     // tagged placement (event loop)
     private MemoryRegion placeRegion;
     private long placeOffset;
@@ -183,6 +189,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         phase = Phase.CLOSED;
         releaseHeld();
         releasePlacement();
+        drainOutbound();
         TcpQueuePair q = qp;
         if (q != null && was == Phase.ESTABLISHED) {
             q.connectionLost();
@@ -221,11 +228,42 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
             default -> {
                 h = TcpRdmaFrame.header(alloc, TcpRdmaFrame.READ_REQUEST, 0, msn, 0);
                 h.writeLong(e.remoteAddress()).writeInt(e.rkey()).writeInt(length);
-                channel.writeAndFlush(h, channel.voidPromise());
+                enqueue(h);
                 return;
             }
         }
-        channel.writeAndFlush(withPayload(h, e), channel.voidPromise());
+        enqueue(withPayload(h, e));
+    }
+
+    /**
+     * Requests go out in execution order, whichever thread executed them: a write made on the event
+     * loop would overtake writes other threads queued as tasks, so every request goes through one
+     * queue that a task of the event loop drains (and flushes once per batch).
+     */
+    private void enqueue(ByteBuf frame) {
+        outbound.add(frame);
+        if (!outboundScheduled.getAndSet(true)) {
+            // also from the event loop itself: requests posted while it handles a burst of
+            // completions leave together, with one flush
+            channel.eventLoop().execute(drainOutbound);
+        }
+    }
+
+    private void drainOutbound() {
+        outboundScheduled.set(false);
+        ByteBuf f;
+        boolean any = false;
+        while ((f = outbound.poll()) != null) {
+            if (channel.isActive()) {
+                channel.write(f, channel.voidPromise());
+                any = true;
+            } else {
+                f.release();
+            }
+        }
+        if (any) {
+            channel.flush();
+        }
     }
 
     /** Header plus the entry's elements, wrapped, not copied (the entry holds its regions until ACK). */
@@ -353,7 +391,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         WorkCompletionStatus st = qp.receive(p, heldLength, op, heldImm, heldInv,
                 (heldFlags & TcpRdmaFrame.FLAG_SOLICITED) != 0);
         if (st == WorkCompletionStatus.SUCCESS) {
-            acknowledge(heldMsn);
+            acknowledge(heldMsn, heldLength);
             return true;
         }
         if (st == WorkCompletionStatus.RNR_RETRY_EXC_ERR && peerRnrRetry != 0) {
@@ -443,6 +481,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
                 .addComponent(true, wrap(mr, mr.offsetOf(address, length), length));
         channel.write(frame).addListener(f -> mr.release());
         flushPending = true;
+        unackedBytes += length;
+        if (unackedBytes >= ACK_EVERY_BYTES) {
+            flushResponses();
+        }
     }
 
     private void ack(int msn) {
@@ -463,14 +505,23 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         channel.close();
     }
 
-    private void acknowledge(int msn) {
+    /**
+     * Records an executed request. ACKs are coalesced per socket read burst, but not beyond
+     * {@link #ACK_EVERY_BYTES}: a requester whose send queue is full waits for them.
+     */
+    private void acknowledge(int msn, int length) {
         ackPending = true;
         ackMsn = msn;
+        unackedBytes += length;
+        if (unackedBytes >= ACK_EVERY_BYTES) {
+            flushResponses();
+        }
     }
 
     private void flushResponses() {
         if (ackPending) {
             ackPending = false;
+            unackedBytes = 0;
             channel.write(TcpRdmaFrame.header(alloc, TcpRdmaFrame.ACK, 0, ackMsn, 0), channel.voidPromise());
             flushPending = true;
         }
@@ -563,7 +614,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
                 heldPayload = null;
                 deliverHeld();
             } else {
-                acknowledge(placeMsn);
+                acknowledge(placeMsn, placeLength);
             }
             return;
         }

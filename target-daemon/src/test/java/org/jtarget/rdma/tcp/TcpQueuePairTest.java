@@ -154,4 +154,24 @@ class TcpQueuePairTest {
             assertThat(TcpFixture.next(ev, CmEventType.REJECTED).privateData()).containsExactly(4, 2);
         }
     }
+
+    @Test
+    void manyPipelinedReadsAndWritesComplete() throws Exception {
+        TcpFixture.Pair deep = f.new Pair(256);
+        for (WorkRequestOpcode op : new WorkRequestOpcode[] {WorkRequestOpcode.RDMA_WRITE, WorkRequestOpcode.RDMA_READ}) {
+            int done = 0;
+            int posted = 0;
+            while (done < 2000) {
+                while (posted - done < 128 && posted < 2000) {
+                    int slot = posted % 128;
+                    deep.a.postSend(rdma(op, posted, src, slot * 4096L, 4096, dst.address() + slot * 4096L, dst.rkey()));
+                    posted++;
+                }
+                List<WorkCompletion> wcs = await(deep.cqA, 1);
+                assertThat(wcs.get(0).status).as("%s #%d", op, done).isEqualTo(WorkCompletionStatus.SUCCESS);
+                assertThat(wcs.get(0).wrId).isEqualTo(done);
+                done++;
+            }
+        }
+    }
 }
