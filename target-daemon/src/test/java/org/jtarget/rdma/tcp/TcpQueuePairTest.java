@@ -174,4 +174,53 @@ class TcpQueuePairTest {
             }
         }
     }
+
+    @Test
+    void requestsPostedFromTheEventLoopAndAnotherThreadLeaveInPostOrder() throws Exception {
+        // a completion handler on the event loop posts while this thread posts too: a write made on the
+        // loop must not overtake the requests other threads queued before it (the peer checks MSNs)
+        java.util.concurrent.atomic.AtomicInteger reposted = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<org.jtarget.rdma.QueuePair> qpRef = new java.util.concurrent.atomic.AtomicReference<>();
+        WorkCompletion[] one = {new WorkCompletion()};
+        java.util.concurrent.ConcurrentLinkedQueue<WorkCompletion> seen = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        org.jtarget.rdma.CompletionQueue cq = f.device.createCompletionQueue(16384, c -> {
+            while (true) {
+                if (c.poll(one, 1) == 0) {
+                    c.requestNotify(false);
+                    if (c.poll(one, 1) == 0) {
+                        return;
+                    }
+                }
+                WorkCompletion copy = new WorkCompletion();
+                copy.status = one[0].status;
+                seen.add(copy);
+                if (reposted.incrementAndGet() <= 3000) {
+                    qpRef.get().postSend(rdma(WorkRequestOpcode.RDMA_WRITE, 1, src, 0, 512, dst.address(), dst.rkey()));
+                }
+            }
+        });
+        cq.requestNotify(false);
+        org.jtarget.rdma.QueuePair a = f.device.createQueuePair(f.pd,
+                new org.jtarget.rdma.QueuePairInitAttributes(cq, cq, 8192, 4, 1, 1));
+        org.jtarget.rdma.QueuePair b = f.device.createQueuePair(f.pd,
+                new org.jtarget.rdma.QueuePairInitAttributes(p.cqB, p.cqB, 4, 4, 1, 1));
+        qpRef.set(a);
+        java.util.concurrent.BlockingQueue<org.jtarget.rdma.cm.CmEvent> ev = new java.util.concurrent.LinkedBlockingQueue<>();
+        f.cm.connect(f.listener.localAddress(), a, null, ev::add);
+        TcpFixture.next(f.serverEvents, CmEventType.CONNECT_REQUEST).id().accept(b, null);
+        TcpFixture.next(ev, CmEventType.ESTABLISHED);
+        WorkRequest w = rdma(WorkRequestOpcode.RDMA_WRITE, 2, src, 0, 512, dst.address(), dst.rkey());
+        for (int i = 0; i < 3000; i++) {
+            assertThat(a.postSend(w)).isEqualTo(org.jtarget.rdma.Errno.OK);
+            if (i % 64 == 0) {
+                Thread.yield();
+            }
+        }
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        while (seen.size() < 6000 && a.state() == QueuePairState.RTS && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(seen).hasSize(6000).allMatch(wc -> wc.status == WorkCompletionStatus.SUCCESS);
+        assertThat(a.state()).isEqualTo(QueuePairState.RTS);
+    }
 }
