@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -125,6 +126,14 @@ public final class RdmaBench {
     private static Process startServer() throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new java.util.ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+        // the same JVM settings as this process (leak detection level, Unsafe access...), so both
+        // sides of the measurement run alike; recordings and agents stay with this process
+        for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (!arg.startsWith("-XX:StartFlightRecording") && !arg.startsWith("-agent") && !arg.startsWith("-javaagent")
+                    && !arg.startsWith("--enable-native-access")) {
+                command.add(arg);
+            }
+        }
         String extra = System.getenv("RDMA_BENCH_SERVER_JAVA_OPTS"); // e.g. a profiler for the second process
         if (extra != null && !extra.isBlank()) {
             command.addAll(List.of(extra.trim().split("\\s+")));

@@ -20,6 +20,9 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
     private enum State { LENGTH, HEADER, PAYLOAD, FAILED }
 
+    /** Payload left below which reads still go to pool buffers (they also bring the next headers). */
+    private static final int DIRECT_MIN = 32 * 1024;
+
     private final FrameSink sink;
     private final int maxFrame;
     private final ArrayDeque<ByteBuf> input = new ArrayDeque<>();
@@ -36,6 +39,8 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     private boolean placing;
     private ByteBuf gathered;
     private ChannelHandlerContext ctx;
+    /** The buffer handed to the socket read that wraps the destination itself (no copy needed). */
+    private ByteBuf direct;
 
     /** @param maxPayload the largest payload accepted (the device's max message size) */
     FrameDecoder(FrameSink sink, int maxPayload) {
@@ -189,10 +194,23 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * A buffer over the destination of the tagged payload being received, for the next socket read
+     * ({@link PlacementRecvAllocator}), or null when reads should go to a pool buffer.
+     */
+    ByteBuf placementBuffer() {
+        int remaining = payloadLength - payloadDone;
+        if (state != State.PAYLOAD || !tagged || !placing || !input.isEmpty() || remaining < DIRECT_MIN) {
+            return null;
+        }
+        direct = sink.placementTarget(payloadDone, remaining);
+        return direct;
+    }
+
     private void readPayload(ByteBuf in) {
         int n = Math.min(payloadLength - payloadDone, in.readableBytes());
         if (tagged) {
-            if (placing && n > 0) {
+            if (placing && n > 0 && in != direct) {
                 sink.place(in, n, payloadDone);
             }
             in.skipBytes(n);
@@ -207,6 +225,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
     private void endFrame() {
         state = State.LENGTH;
+        direct = null;
         if (tagged) {
             if (placing) {
                 sink.endTagged();

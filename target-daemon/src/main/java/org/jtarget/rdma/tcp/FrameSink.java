@@ -22,6 +22,13 @@ interface FrameSink {
     /** Borrows {@code n} readable bytes of {@code src} at {@code messageOffset} of the tagged payload. */
     void place(ByteBuf src, int n, long messageOffset);
 
+    /**
+     * A buffer (empty, writable) over the memory where the tagged payload continues at
+     * {@code messageOffset}, at most {@code max} bytes, or null; the socket reads into it directly
+     * and the decoder then does not call {@link #place} for it.
+     */
+    ByteBuf placementTarget(long messageOffset, int max);
+
     /** The tagged frame's payload is complete. */
     void endTagged();
 

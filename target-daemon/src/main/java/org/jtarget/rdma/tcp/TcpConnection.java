@@ -601,6 +601,25 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     }
 
     @Override
+    public ByteBuf placementTarget(long messageOffset, int max) {
+        if (placeRegion != null) {
+            return wrap(placeRegion, placeOffset + messageOffset, max).clear();
+        }
+        SendQueueEntry e = placeEntry;
+        long pos = 0;
+        for (int i = 0; i < e.numSge(); i++) {
+            long end = pos + e.length(i);
+            if (messageOffset < end) {
+                long within = messageOffset - pos;
+                int n = (int) Math.min(max, e.length(i) - within);
+                return wrap(e.region(i), e.offset(i) + within, n).clear();
+            }
+            pos = end;
+        }
+        return null;
+    }
+
+    @Override
     public void endTagged() {
         if (placeRegion != null) {
             placeRegion.release();

@@ -43,6 +43,9 @@ import java.util.concurrent.Executors;
  */
 public final class TcpConnectionManager implements ConnectionManager {
 
+    /** Socket reads straight into registered regions ({@link PlacementRecvAllocator}); off for comparisons. */
+    private static final boolean DIRECT_PLACEMENT =
+            !"false".equals(System.getProperty("jtarget.rdma.tcp.directPlacement"));
     private static final int LOW_WATER_MARK = 1 << 20;
     private static final int HIGH_WATER_MARK = 8 << 20;
 
@@ -124,6 +127,9 @@ public final class TcpConnectionManager implements ConnectionManager {
     private void install(Channel ch, TcpConnection connection) {
         FrameDecoder decoder = new FrameDecoder(connection, device.attributes().maxMsgSize());
         connection.decoder(decoder);
+        if (DIRECT_PLACEMENT) {
+            ch.config().setRecvByteBufAllocator(new PlacementRecvAllocator(decoder));
+        }
         ch.pipeline().addLast("rdma-frames", decoder).addLast("rdma-connection", connection);
     }
 

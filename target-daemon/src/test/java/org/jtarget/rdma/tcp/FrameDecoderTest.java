@@ -44,6 +44,11 @@ class FrameDecoderTest {
         }
 
         @Override
+        public ByteBuf placementTarget(long messageOffset, int max) {
+            return null;
+        }
+
+        @Override
         public void endTagged() {
             events.add("placed " + placed);
         }
