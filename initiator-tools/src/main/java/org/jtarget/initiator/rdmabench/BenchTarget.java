@@ -21,8 +21,8 @@ import org.jtarget.rdma.cm.CmEventType;
  */
 final class BenchTarget {
 
-    static final int REGION_BYTES = 16 << 20;
-    static final int DEPTH = 256;
+    static final int REGION_BYTES = 32 << 20;
+    static final int DEPTH = 1024;
 
     private final RdmaDevice device;
     private final ProtectionDomain pd;

@@ -218,7 +218,7 @@ public final class RdmaBench {
             events.target(qp, local, remoteAddress, rkey);
             for (WorkRequestOpcode op : List.of(WorkRequestOpcode.RDMA_WRITE, WorkRequestOpcode.RDMA_READ)) {
                 for (int size : SIZES) {
-                    int depth = Math.max(4, Math.min(128, (8 << 20) / size));
+                    int depth = depth(size);
                     boolean write = op == WorkRequestOpcode.RDMA_WRITE;
                     double base = baseline(baseline, write, size, nanos);
                     double bps;
@@ -238,6 +238,16 @@ public final class RdmaBench {
         } catch (RdmaException ex) {
             throw new CliFailure(CliFailure.IO_ERROR, "rdma-bench: " + provider + ": " + ex.getMessage());
         }
+    }
+
+    /**
+     * Requests kept in flight: about 32 MiB (at most 1024 requests), like the several megabytes a TCP
+     * stream keeps in its socket buffers. One-sided operations only complete after a round trip,
+     * and on a loaded machine each round trip waits for two threads to be scheduled, so a small window
+     * would measure the scheduler, not the transport.
+     */
+    static int depth(int size) {
+        return Math.max(8, Math.min(BenchTarget.DEPTH, BenchTarget.REGION_BYTES / size));
     }
 
     static String line(String provider, boolean write, int size, double bytesPerSecond, double baselineBytesPerSecond) {
