@@ -69,7 +69,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     private int heldImm;
     private int heldInv;
     private int heldLength;
-    private boolean holding;
+    private volatile boolean holding;
     private long holdGeneration;
     private final Runnable retryHeld = this::retryHeld;
     private final java.util.concurrent.ConcurrentLinkedQueue<ByteBuf> outbound = new java.util.concurrent.ConcurrentLinkedQueue<>();
