@@ -36,6 +36,7 @@ final class EventDrivenThroughput implements CompletionChannel {
     private int inFlight;
     private long next;
     private WorkCompletionStatus failure;
+    private int postErrno;
     private CountDownLatch done;
 
     EventDrivenThroughput() {
@@ -73,7 +74,9 @@ final class EventDrivenThroughput implements CompletionChannel {
         }
         synchronized (this) {
             if (failure != null) {
-                throw new CliFailure(CliFailure.IO_ERROR, "rdma-bench: " + op + " failed: " + failure);
+                throw new CliFailure(CliFailure.IO_ERROR, "rdma-bench: " + op + " failed: " + failure
+                        + (postErrno != 0 ? " (post errno " + postErrno + ", " + qp.outstandingSends() + " outstanding, "
+                        + inFlight + " in flight)" : ""));
             }
             return bytes / ((System.nanoTime() - start) / 1e9);
         }
@@ -121,11 +124,14 @@ final class EventDrivenThroughput implements CompletionChannel {
             wr.addSge(local.address() + offset, size, local.lkey());
             wr.remoteAddress = remoteAddress + offset;
             wr.rkey = rkey;
-            if (qp.postSend(wr) != Errno.OK) {
+            inFlight++; // before posting: the completion event may run inside postSend, re-entrantly
+            int rc = qp.postSend(wr);
+            if (rc != Errno.OK) {
+                inFlight--;
                 failure = WorkCompletionStatus.LOC_QP_OP_ERR;
+                postErrno = rc;
                 return;
             }
-            inFlight++;
         }
     }
 }
