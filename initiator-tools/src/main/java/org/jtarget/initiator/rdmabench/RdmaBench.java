@@ -50,12 +50,15 @@ import org.jtarget.rdma.tcp.TcpDevice;
  * </pre>
  *
  * mbps is megabits (10^6 bits) per second of payload; the baseline is a plain TCP stream of the
- * same message size in the same direction between the same two processes.
+ * same message size in the same direction between the same two processes. Each case's time is
+ * split into three rounds that alternate baseline and provider; the medians are printed.
  */
 public final class RdmaBench {
 
     static final int[] SIZES = {4096, 64 * 1024, 1024 * 1024};
-    private static final long WARM_UP_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+    private static final long WARM_UP_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+    /** Each case's time is split into this many alternating baseline/provider rounds. */
+    private static final int ROUNDS = 3;
 
     private RdmaBench() {
     }
@@ -220,16 +223,21 @@ public final class RdmaBench {
                 for (int size : SIZES) {
                     int depth = depth(size);
                     boolean write = op == WorkRequestOpcode.RDMA_WRITE;
-                    double base = baseline(baseline, write, size, nanos);
-                    double bps;
-                    if (eventDriven) {
-                        events.run(op, size, depth, WARM_UP_NANOS);
-                        bps = events.run(op, size, depth, nanos);
-                    } else {
-                        polled.run(op, size, depth, WARM_UP_NANOS);
-                        bps = polled.run(op, size, depth, nanos);
+                    double[] base = new double[ROUNDS];
+                    double[] bps = new double[ROUNDS];
+                    long slice = nanos / ROUNDS;
+                    for (int r = 0; r < ROUNDS; r++) {
+                        // alternate the two so that both see the same load drift; report medians
+                        base[r] = baseline(baseline, write, size, slice);
+                        if (eventDriven) {
+                            events.run(op, size, depth, WARM_UP_NANOS);
+                            bps[r] = events.run(op, size, depth, slice);
+                        } else {
+                            polled.run(op, size, depth, WARM_UP_NANOS);
+                            bps[r] = polled.run(op, size, depth, slice);
+                        }
                     }
-                    out.println(line(provider, write, size, bps, base));
+                    out.println(line(provider, write, size, median(bps), median(base)));
                     out.flush();
                 }
             }
@@ -248,6 +256,12 @@ public final class RdmaBench {
      */
     static int depth(int size) {
         return Math.max(8, Math.min(BenchTarget.DEPTH, BenchTarget.REGION_BYTES / size));
+    }
+
+    static double median(double[] values) {
+        double[] v = values.clone();
+        java.util.Arrays.sort(v);
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     static String line(String provider, boolean write, int size, double bytesPerSecond, double baselineBytesPerSecond) {

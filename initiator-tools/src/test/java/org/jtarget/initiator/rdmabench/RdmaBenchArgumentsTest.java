@@ -37,4 +37,10 @@ class RdmaBenchArgumentsTest {
         assertThat(RdmaBench.line("tcp", true, 65536, 1.25e9, 2.5e9))
                 .isEqualTo("rdma-bench provider=tcp op=write size=65536 mbps=10000 baseline-mbps=20000");
     }
+
+    @Test
+    void medianOfRounds() {
+        assertThat(RdmaBench.median(new double[] {3, 1, 2})).isEqualTo(2);
+        assertThat(RdmaBench.median(new double[] {4, 1, 2, 3})).isEqualTo(2.5);
+    }
 }
