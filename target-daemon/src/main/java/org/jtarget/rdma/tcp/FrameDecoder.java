@@ -13,8 +13,8 @@ import java.util.ArrayDeque;
  * SENDs are gathered whole. Never throws on bad input: it tells the sink once and then drops
  * everything (the connection is closed by the sink).
  *
- * <p>Back-pressure: while the sink is {@link FrameSink#blocked()}, input is queued and reading stops
- * ({@code setAutoRead(false)}); {@link #resume} continues.
+ * <p>Back-pressure: while the sink is {@link FrameSink#blocked()}, input is queued, and reading stops
+ * ({@code setAutoRead(false)}) once 1 MiB is queued; {@link #resume} continues.
  */
 final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
@@ -22,6 +22,8 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
     /** Payload left below which reads still go to pool buffers (they also bring the next headers). */
     private static final int DIRECT_MIN = 32 * 1024;
+    /** Input queued while the sink is blocked before reading stops. */
+    private static final long MAX_QUEUED_WHILE_BLOCKED = 1 << 20;
 
     private final FrameSink sink;
     private final int maxFrame;
@@ -103,7 +105,11 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     private void process() {
         while (state != State.FAILED) {
             if (sink.blocked()) {
-                ctx.channel().config().setAutoRead(false);
+                // keep reading while little is queued: a peer that goes away is then noticed (NIO
+                // sees the end of the stream only by reading); stop reading beyond that
+                if (queuedBytes() > MAX_QUEUED_WHILE_BLOCKED) {
+                    ctx.channel().config().setAutoRead(false);
+                }
                 return;
             }
             ByteBuf in = input.peek();
@@ -118,6 +124,14 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
                 input.poll().release();
             }
         }
+    }
+
+    private long queuedBytes() {
+        long n = 0;
+        for (ByteBuf b : input) {
+            n += b.readableBytes();
+        }
+        return n;
     }
 
     private void step(ByteBuf in) {
