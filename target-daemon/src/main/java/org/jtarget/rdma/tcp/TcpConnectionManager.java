@@ -62,14 +62,12 @@ public final class TcpConnectionManager implements ConnectionManager {
     }
 
     /**
-     * An event loop group for the provider: NIO. Measured with rdma-bench (docs/performance.md), the
-     * provider's connections ran at about half the plain TCP stream's throughput on epoll event
-     * loops and at 76-113% on NIO ones, on the same machine in the same minutes; the cause in the
-     * epoll path (gathering writes of wrapped region slices, reads into them) is not found yet. The
-     * manager works with a group of either kind (it picks the matching channel classes).
+     * An event loop group of the best transport here, as the daemon's fabrics use: epoll on Linux,
+     * else NIO. The manager works with a group of either kind (it picks the matching channel classes).
      */
     public static EventLoopGroup newEventLoopGroup(int threads) {
-        return new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+        return new MultiThreadIoEventLoopGroup(threads,
+                Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
     }
 
     private boolean epoll() {
