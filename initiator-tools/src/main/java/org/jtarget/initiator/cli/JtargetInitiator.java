@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import org.jtarget.initiator.bench.Bench;
 import org.jtarget.initiator.crashcheck.Crashcheck;
+import org.jtarget.initiator.rdmabench.RdmaBench;
 
 /**
  * {@code jtarget-initiator COMMAND URL [OPTIONS]}: a small iSCSI initiator for checking a target
@@ -14,7 +15,8 @@ import org.jtarget.initiator.crashcheck.Crashcheck;
  *
  * <p>{@code crashcheck write|verify} ({@link Crashcheck}) has its own {@code --url} form of
  * command line and shares the exit codes, as does {@code bench} ({@link Bench}, a load generator:
- * 4 when a command ended in CHECK CONDITION, 5 when a connection was lost).
+ * 4 when a command ended in CHECK CONDITION, 5 when a connection was lost). {@code rdma-bench}
+ * ({@link RdmaBench}) measures the emulated RDMA providers against plain TCP (5 on a failure).
  */
 public final class JtargetInitiator {
 
@@ -36,6 +38,8 @@ public final class JtargetInitiator {
                 Crashcheck.run(args, out);
             } else if (Bench.handles(args)) {
                 Bench.run(args, out);
+            } else if (RdmaBench.handles(args)) {
+                RdmaBench.run(args, out);
             } else {
                 CliArguments a = CliArguments.parse(args);
                 try (InitiatorSession s = InitiatorSession.open(a)) {

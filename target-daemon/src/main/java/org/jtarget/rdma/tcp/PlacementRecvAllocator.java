@@ -1,0 +1,93 @@
+package org.jtarget.rdma.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.util.UncheckedBooleanSupplier;
+
+/**
+ * Direct placement from the socket (the point of DDP): while the decoder is in the middle of a large
+ * tagged payload, the next socket read goes straight into the destination region instead of a pool
+ * buffer, so the payload is copied once, by the kernel. Otherwise reads use adaptive pool buffers
+ * of up to 1 MiB.
+ */
+final class PlacementRecvAllocator implements RecvByteBufAllocator {
+
+    private final FrameDecoder decoder;
+    private final AdaptiveRecvByteBufAllocator pooled = new AdaptiveRecvByteBufAllocator(4096, 64 * 1024, 1 << 20);
+
+    PlacementRecvAllocator(FrameDecoder decoder) {
+        this.decoder = decoder;
+    }
+
+    @Override
+    public Handle newHandle() {
+        return new PlacementHandle((ExtendedHandle) pooled.newHandle());
+    }
+
+    private final class PlacementHandle implements ExtendedHandle {
+        private final ExtendedHandle delegate;
+
+        PlacementHandle(ExtendedHandle delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public ByteBuf allocate(ByteBufAllocator alloc) {
+            ByteBuf direct = decoder.placementBuffer();
+            return direct != null ? direct : delegate.allocate(alloc);
+        }
+
+        @Override
+        public int guess() {
+            return delegate.guess();
+        }
+
+        @Override
+        public void reset(ChannelConfig config) {
+            delegate.reset(config);
+        }
+
+        @Override
+        public void incMessagesRead(int numMessages) {
+            delegate.incMessagesRead(numMessages);
+        }
+
+        @Override
+        public void lastBytesRead(int bytes) {
+            delegate.lastBytesRead(bytes);
+        }
+
+        @Override
+        public int lastBytesRead() {
+            return delegate.lastBytesRead();
+        }
+
+        @Override
+        public void attemptedBytesRead(int bytes) {
+            delegate.attemptedBytesRead(bytes);
+        }
+
+        @Override
+        public int attemptedBytesRead() {
+            return delegate.attemptedBytesRead();
+        }
+
+        @Override
+        public boolean continueReading() {
+            return delegate.continueReading();
+        }
+
+        @Override
+        public boolean continueReading(UncheckedBooleanSupplier maybeMoreDataSupplier) {
+            return delegate.continueReading(maybeMoreDataSupplier);
+        }
+
+        @Override
+        public void readComplete() {
+            delegate.readComplete();
+        }
+    }
+}

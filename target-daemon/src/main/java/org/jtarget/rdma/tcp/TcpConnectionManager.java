@@ -1,0 +1,183 @@
+package org.jtarget.rdma.tcp;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import org.jtarget.rdma.Errno;
+import org.jtarget.rdma.QueuePair;
+import org.jtarget.rdma.QueuePairState;
+import org.jtarget.rdma.RdmaException;
+import org.jtarget.rdma.cm.CmEvent;
+import org.jtarget.rdma.cm.CmEventHandler;
+import org.jtarget.rdma.cm.CmEventType;
+import org.jtarget.rdma.cm.CmId;
+import org.jtarget.rdma.cm.CmListener;
+import org.jtarget.rdma.cm.ConnectionManager;
+
+import java.net.SocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The connection manager of a {@link TcpDevice}: a listener is a TCP server socket, a connection a
+ * TCP connection whose first frames are the CONNECT_REQUEST / ACCEPT / REJECT handshake carrying the
+ * private data (as MPA request/reply frames do for iWARP). Events are delivered on one thread of
+ * this manager, in order, never on an event loop.
+ */
+public final class TcpConnectionManager implements ConnectionManager {
+
+    /** Socket reads straight into registered regions ({@link PlacementRecvAllocator}); off for comparisons. */
+    private static final boolean DIRECT_PLACEMENT =
+            !"false".equals(System.getProperty("jtarget.rdma.tcp.directPlacement"));
+    private static final int LOW_WATER_MARK = 1 << 20;
+    private static final int HIGH_WATER_MARK = 8 << 20;
+
+    private final TcpDevice device;
+    private final ChannelGroup channels = new DefaultChannelGroup("rdma-tcp", GlobalEventExecutor.INSTANCE);
+    private final ExecutorService events = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "rdma-tcp-cm");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public TcpConnectionManager(TcpDevice device) {
+        this.device = device;
+    }
+
+    /**
+     * An event loop group of the best transport here, as the daemon's fabrics use: epoll on Linux,
+     * else NIO. The manager works with a group of either kind (it picks the matching channel classes).
+     */
+    public static EventLoopGroup newEventLoopGroup(int threads) {
+        return new MultiThreadIoEventLoopGroup(threads,
+                Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    }
+
+    private boolean epoll() {
+        return Epoll.isAvailable() && device.group() instanceof io.netty.channel.IoEventLoopGroup g
+                && g.isIoType(EpollIoHandler.class);
+    }
+
+    /**
+     * Socket reads of up to 1 MiB (Netty's default stops at 64 KiB): tagged payloads are placed
+     * straight from these buffers, so bigger reads mean fewer system calls per message.
+     */
+    private static io.netty.channel.RecvByteBufAllocator receiveBuffers() {
+        return new io.netty.channel.AdaptiveRecvByteBufAllocator(4096, 64 * 1024, 1 << 20);
+    }
+
+    TcpDevice device() {
+        return device;
+    }
+
+    void event(CmEventHandler handler, CmEventType type, CmId id, byte[] data) {
+        if (!events.isShutdown()) {
+            events.execute(() -> handler.onEvent(new CmEvent(type, id, data)));
+        }
+    }
+
+    @Override
+    public CmListener listen(SocketAddress address, CmEventHandler handler) throws RdmaException {
+        Class<? extends ServerChannel> serverClass = epoll()
+                ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        ServerBootstrap b = new ServerBootstrap()
+                .group(device.group())
+                .channel(serverClass)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.ALLOCATOR, device.allocator())
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, receiveBuffers())
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new io.netty.channel.WriteBufferWaterMark(LOW_WATER_MARK, HIGH_WATER_MARK))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        channels.add(ch);
+                        install(ch, new TcpConnection(TcpConnectionManager.this, ch, handler));
+                    }
+                });
+        ChannelFuture bound = b.bind(address).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            throw new RdmaException(Errno.EINVAL, "cannot listen on " + address + ": " + bound.cause());
+        }
+        Channel server = bound.channel();
+        channels.add(server);
+        return new CmListener() {
+            @Override
+            public SocketAddress localAddress() {
+                return server.localAddress();
+            }
+
+            @Override
+            public void close() {
+                server.close().awaitUninterruptibly();
+            }
+        };
+    }
+
+    private void install(Channel ch, TcpConnection connection) {
+        FrameDecoder decoder = new FrameDecoder(connection, device.attributes().maxMsgSize());
+        connection.decoder(decoder);
+        if (DIRECT_PLACEMENT) {
+            ch.config().setRecvByteBufAllocator(new PlacementRecvAllocator(decoder));
+        }
+        ch.pipeline().addLast("rdma-frames", decoder).addLast("rdma-connection", connection);
+    }
+
+    @Override
+    public CmId connect(SocketAddress address, QueuePair qp, byte[] privateData, CmEventHandler handler)
+            throws RdmaException {
+        byte[] data = ConnectionManager.checkPrivateData(privateData);
+        if (!(qp instanceof TcpQueuePair tqp) || qp.device() != device
+                || qp.state() != QueuePairState.RESET && qp.state() != QueuePairState.INIT) {
+            throw new RdmaException(Errno.EINVAL, "queue pair must be of this device, in RESET or INIT");
+        }
+        Bootstrap b = new Bootstrap()
+                .group(device.group())
+                .channel(epoll() ? EpollSocketChannel.class : NioSocketChannel.class)
+                .option(ChannelOption.ALLOCATOR, device.allocator())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, receiveBuffers())
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new io.netty.channel.WriteBufferWaterMark(LOW_WATER_MARK, HIGH_WATER_MARK));
+        TcpConnection[] holder = new TcpConnection[1];
+        b.handler(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                channels.add(ch);
+                TcpConnection c = new TcpConnection(TcpConnectionManager.this, ch, handler, tqp, data);
+                holder[0] = c;
+                install(ch, c);
+            }
+        });
+        ChannelFuture f = b.connect(address);
+        f.awaitUninterruptibly();
+        if (!f.isSuccess() || holder[0] == null) {
+            throw new RdmaException(Errno.EINVAL, "cannot connect to " + address + ": " + f.cause());
+        }
+        return holder[0];
+    }
+
+    @Override
+    public void close() {
+        channels.close().awaitUninterruptibly();
+        events.shutdown();
+    }
+}

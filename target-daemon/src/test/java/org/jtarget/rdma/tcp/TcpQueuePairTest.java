@@ -1,0 +1,226 @@
+package org.jtarget.rdma.tcp;
+
+import org.jtarget.rdma.AccessFlag;
+import org.jtarget.rdma.MemoryRegion;
+import org.jtarget.rdma.QueuePairState;
+import org.jtarget.rdma.RdmaFixture;
+import org.jtarget.rdma.SendFlags;
+import org.jtarget.rdma.WorkCompletion;
+import org.jtarget.rdma.WorkCompletionOpcode;
+import org.jtarget.rdma.WorkCompletionStatus;
+import org.jtarget.rdma.WorkRequest;
+import org.jtarget.rdma.WorkRequestOpcode;
+import org.jtarget.rdma.cm.CmEventType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.EnumSet;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.jtarget.rdma.RdmaFixture.ALL;
+import static org.jtarget.rdma.RdmaFixture.rdma;
+import static org.jtarget.rdma.RdmaFixture.recv;
+import static org.jtarget.rdma.RdmaFixture.send;
+import static org.jtarget.rdma.tcp.TcpFixture.await;
+
+class TcpQueuePairTest {
+
+    private TcpFixture f;
+    private TcpFixture.Pair p;
+    private MemoryRegion src;
+    private MemoryRegion dst;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        f = new TcpFixture();
+        p = f.new Pair(16);
+        src = f.register(2 << 20, ALL);
+        dst = f.register(2 << 20, ALL);
+        RdmaFixture.fill(src.segment(), 5);
+    }
+
+    @AfterEach
+    void tearDown() {
+        f.close();
+    }
+
+    private boolean same(long srcOff, long dstOff, long len) {
+        return src.segment().asSlice(srcOff, len).mismatch(dst.segment().asSlice(dstOff, len)) == -1;
+    }
+
+    @Test
+    void sendWithImmediateArrivesInTheReceive() throws Exception {
+        p.b.postRecv(recv(7, dst, 0, 100).addSge(dst.address() + 4096, 5000, dst.lkey()));
+        WorkRequest s = send(1, src, 0, 3000).addSge(src.address() + 10000, 2000, src.lkey());
+        s.opcode = WorkRequestOpcode.SEND_WITH_IMM;
+        s.immData = 99;
+        p.a.postSend(s);
+        assertThat(await(p.cqA, 1)).extracting(wc -> wc.status).containsExactly(WorkCompletionStatus.SUCCESS);
+        WorkCompletion rc = await(p.cqB, 1).get(0);
+        assertThat(rc.byteLen).isEqualTo(5000);
+        assertThat(rc.immData).isEqualTo(99);
+        assertThat(same(0, 0, 100)).isTrue();
+        assertThat(same(100, 4096, 2900)).isTrue();
+        assertThat(same(10000, 4096 + 2900, 2000)).isTrue();
+    }
+
+    @Test
+    void largeWriteAndReadArePlacedExactly() throws Exception {
+        p.a.postSend(rdma(WorkRequestOpcode.RDMA_WRITE, 1, src, 0, 1 << 20, dst.address() + 100, dst.rkey()));
+        WorkRequest read = rdma(WorkRequestOpcode.RDMA_READ, 2, src, 1 << 20, 1 << 20, dst.address() + 100, dst.rkey());
+        read.sendFlags |= SendFlags.FENCE;
+        p.a.postSend(read);
+        assertThat(await(p.cqA, 2)).extracting(wc -> wc.wrId + ":" + wc.opcode + ":" + wc.status)
+                .containsExactly("1:RDMA_WRITE:SUCCESS", "2:RDMA_READ:SUCCESS");
+        assertThat(same(0, 100, 1 << 20)).isTrue();
+        assertThat(src.segment().asSlice(0, 1 << 20).mismatch(src.segment().asSlice(1 << 20, 1 << 20))).isEqualTo(-1);
+    }
+
+    @Test
+    void writeWithImmediateConsumesAReceiveAfterPlacing() throws Exception {
+        WorkRequest w = rdma(WorkRequestOpcode.RDMA_WRITE_WITH_IMM, 1, src, 0, 4096, dst.address(), dst.rkey());
+        w.immData = 5;
+        p.a.postSend(w);
+        p.b.postRecv(recv(3, dst, 8192, 0)); // posted late: the responder holds the immediate (RNR)
+        WorkCompletion rc = await(p.cqB, 1).get(0);
+        assertThat(rc.opcode).isEqualTo(WorkCompletionOpcode.RECV_RDMA_WITH_IMM);
+        assertThat(rc.immData).isEqualTo(5);
+        assertThat(await(p.cqA, 1).get(0).status).isEqualTo(WorkCompletionStatus.SUCCESS);
+        assertThat(same(0, 0, 4096)).isTrue();
+    }
+
+    @Test
+    void aSendWaitsForTheReceiveAndLaterRequestsWaitBehindIt() throws Exception {
+        p.a.postSend(send(1, src, 0, 64));
+        p.a.postSend(rdma(WorkRequestOpcode.RDMA_WRITE, 2, src, 0, 64, dst.address() + 500, dst.rkey()));
+        Thread.sleep(50);
+        assertThat(p.cqA.size()).isZero();
+        p.b.postRecv(recv(3, dst, 0, 64));
+        assertThat(await(p.cqA, 2)).extracting(wc -> wc.wrId + ":" + wc.status).containsExactly("1:SUCCESS", "2:SUCCESS");
+        assertThat(same(0, 500, 64)).isTrue();
+    }
+
+    @Test
+    void anAccessViolationFailsTheRequesterAndTearsOnlyThisConnectionDown() throws Exception {
+        TcpFixture.Pair other = f.new Pair(4);
+        MemoryRegion ro = f.pd.registerMemoryRegion(dst.segment(), EnumSet.of(AccessFlag.REMOTE_READ));
+        p.a.postSend(rdma(WorkRequestOpcode.RDMA_WRITE, 1, src, 0, 64, ro.address(), ro.rkey()));
+        p.a.postSend(send(2, src, 0, 8));
+        assertThat(await(p.cqA, 2)).extracting(wc -> wc.status)
+                .containsExactly(WorkCompletionStatus.REM_ACCESS_ERR, WorkCompletionStatus.WR_FLUSH_ERR);
+        assertThat(p.a.state()).isEqualTo(QueuePairState.ERROR);
+        TcpFixture.next(p.clientEvents, CmEventType.DISCONNECTED);
+        assertThat(p.b.state()).isEqualTo(QueuePairState.ERROR);
+        assertThat(dst.segment().asSlice(0, 64).mismatch(f.arena.allocate(64))).isEqualTo(-1);
+        other.a.postSend(rdma(WorkRequestOpcode.RDMA_WRITE, 9, src, 0, 64, dst.address(), dst.rkey()));
+        assertThat(await(other.cqA, 1).get(0).status).isEqualTo(WorkCompletionStatus.SUCCESS);
+    }
+
+    @Test
+    void aReadBeyondTheRegionIsARemoteAccessError() throws Exception {
+        p.a.postSend(rdma(WorkRequestOpcode.RDMA_READ, 1, src, 0, 64, dst.address() + (2 << 20) - 10, dst.rkey()));
+        assertThat(await(p.cqA, 1).get(0).status).isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+    }
+
+    @Test
+    void aReceiveTooSmallIsALocalLengthError() throws Exception {
+        p.b.postRecv(recv(3, dst, 0, 10));
+        p.a.postSend(send(1, src, 0, 11));
+        assertThat(await(p.cqA, 1).get(0).status).isEqualTo(WorkCompletionStatus.REM_INV_REQ_ERR);
+        assertThat(await(p.cqB, 1).get(0).status).isEqualTo(WorkCompletionStatus.LOC_LEN_ERR);
+    }
+
+    @Test
+    void disconnectFlushesBothSides() throws Exception {
+        p.b.postRecv(recv(3, dst, 0, 10));
+        p.clientId.disconnect();
+        TcpFixture.next(p.clientEvents, CmEventType.DISCONNECTED);
+        TcpFixture.next(f.serverEvents, CmEventType.DISCONNECTED);
+        List<WorkCompletion> flushed = await(p.cqB, 1);
+        assertThat(flushed.get(0).status).isEqualTo(WorkCompletionStatus.WR_FLUSH_ERR);
+        assertThat(p.a.state()).isEqualTo(QueuePairState.ERROR);
+    }
+
+    @Test
+    void rejectCarriesPrivateData() throws Exception {
+        f.listener.close();
+        try (TcpConnectionManager cm2 = new TcpConnectionManager(f.device)) {
+            var l = cm2.listen(new java.net.InetSocketAddress("127.0.0.1", 0), e -> e.id().reject(new byte[] {4, 2}));
+            var q = f.device.createQueuePair(f.pd, new org.jtarget.rdma.QueuePairInitAttributes(p.cqA, p.cqA, 2, 2, 1, 1));
+            java.util.concurrent.BlockingQueue<org.jtarget.rdma.cm.CmEvent> ev = new java.util.concurrent.LinkedBlockingQueue<>();
+            cm2.connect(l.localAddress(), q, null, ev::add);
+            assertThat(TcpFixture.next(ev, CmEventType.REJECTED).privateData()).containsExactly(4, 2);
+        }
+    }
+
+    @Test
+    void manyPipelinedReadsAndWritesComplete() throws Exception {
+        TcpFixture.Pair deep = f.new Pair(256);
+        for (WorkRequestOpcode op : new WorkRequestOpcode[] {WorkRequestOpcode.RDMA_WRITE, WorkRequestOpcode.RDMA_READ}) {
+            int done = 0;
+            int posted = 0;
+            while (done < 2000) {
+                while (posted - done < 128 && posted < 2000) {
+                    int slot = posted % 128;
+                    deep.a.postSend(rdma(op, posted, src, slot * 4096L, 4096, dst.address() + slot * 4096L, dst.rkey()));
+                    posted++;
+                }
+                List<WorkCompletion> wcs = await(deep.cqA, 1);
+                assertThat(wcs.get(0).status).as("%s #%d", op, done).isEqualTo(WorkCompletionStatus.SUCCESS);
+                assertThat(wcs.get(0).wrId).isEqualTo(done);
+                done++;
+            }
+        }
+    }
+
+    @Test
+    void requestsPostedFromTheEventLoopAndAnotherThreadLeaveInPostOrder() throws Exception {
+        // a completion handler on the event loop posts while this thread posts too: a write made on the
+        // loop must not overtake the requests other threads queued before it (the peer checks MSNs)
+        java.util.concurrent.atomic.AtomicInteger reposted = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicReference<org.jtarget.rdma.QueuePair> qpRef = new java.util.concurrent.atomic.AtomicReference<>();
+        WorkCompletion[] one = {new WorkCompletion()};
+        java.util.concurrent.ConcurrentLinkedQueue<WorkCompletion> seen = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        org.jtarget.rdma.CompletionQueue cq = f.device.createCompletionQueue(16384, c -> {
+            while (true) {
+                if (c.poll(one, 1) == 0) {
+                    c.requestNotify(false);
+                    if (c.poll(one, 1) == 0) {
+                        return;
+                    }
+                }
+                WorkCompletion copy = new WorkCompletion();
+                copy.status = one[0].status;
+                seen.add(copy);
+                if (reposted.incrementAndGet() <= 3000) {
+                    qpRef.get().postSend(rdma(WorkRequestOpcode.RDMA_WRITE, 1, src, 0, 512, dst.address(), dst.rkey()));
+                }
+            }
+        });
+        cq.requestNotify(false);
+        org.jtarget.rdma.QueuePair a = f.device.createQueuePair(f.pd,
+                new org.jtarget.rdma.QueuePairInitAttributes(cq, cq, 8192, 4, 1, 1));
+        org.jtarget.rdma.QueuePair b = f.device.createQueuePair(f.pd,
+                new org.jtarget.rdma.QueuePairInitAttributes(p.cqB, p.cqB, 4, 4, 1, 1));
+        qpRef.set(a);
+        java.util.concurrent.BlockingQueue<org.jtarget.rdma.cm.CmEvent> ev = new java.util.concurrent.LinkedBlockingQueue<>();
+        f.cm.connect(f.listener.localAddress(), a, null, ev::add);
+        TcpFixture.next(f.serverEvents, CmEventType.CONNECT_REQUEST).id().accept(b, null);
+        TcpFixture.next(ev, CmEventType.ESTABLISHED);
+        WorkRequest w = rdma(WorkRequestOpcode.RDMA_WRITE, 2, src, 0, 512, dst.address(), dst.rkey());
+        for (int i = 0; i < 3000; i++) {
+            assertThat(a.postSend(w)).isEqualTo(org.jtarget.rdma.Errno.OK);
+            if (i % 64 == 0) {
+                Thread.yield();
+            }
+        }
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        while (seen.size() < 6000 && a.state() == QueuePairState.RTS && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(seen).hasSize(6000).allMatch(wc -> wc.status == WorkCompletionStatus.SUCCESS);
+        assertThat(a.state()).isEqualTo(QueuePairState.RTS);
+    }
+}
