@@ -10,6 +10,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * address ({@link #address()} is the segment's address). Every access is checked against its
  * bounds and access flags; a region in use by posted work requests or by a peer's access in
  * progress cannot be deregistered.
+ *
+ * <p>A region may instead be backed by a {@link RemoteAccessHandler} (a store endpoint): it has no
+ * memory and no usable lkey (local work requests cannot name it), is zero-based (remote addresses
+ * are byte offsets, like IBV_ACCESS_ZERO_BASED), and providers that support it hand every remote
+ * access to the handler, which completes it asynchronously. Providers that do not refuse such
+ * accesses with REM_ACCESS_ERR.
  */
 public final class MemoryRegion {
 
@@ -18,6 +24,9 @@ public final class MemoryRegion {
     private final ProtectionDomain pd;
     private final MemorySegment segment;
     private final ByteBuffer buffer;
+    private final RemoteAccessHandler handler;
+    private final long base;
+    private final long size;
     private final int access;
     private final int lkey;
     private final int rkey;
@@ -28,27 +37,48 @@ public final class MemoryRegion {
         this.pd = pd;
         this.segment = segment;
         this.buffer = segment.byteSize() <= Integer.MAX_VALUE ? segment.asByteBuffer() : null;
+        this.handler = null;
+        this.base = segment.address();
+        this.size = segment.byteSize();
         this.access = access;
         this.lkey = lkey;
         this.rkey = rkey;
+    }
+
+    /** A handler-backed region of {@code size} bytes at zero-based addresses; its lkey is 0 (invalid). */
+    MemoryRegion(ProtectionDomain pd, RemoteAccessHandler handler, long size, int access, int rkey) {
+        this.pd = pd;
+        this.segment = null;
+        this.buffer = null;
+        this.handler = handler;
+        this.base = 0;
+        this.size = size;
+        this.access = access;
+        this.lkey = 0;
+        this.rkey = rkey;
+    }
+
+    /** The handler of a handler-backed region (a store endpoint), or null for registered memory. */
+    public RemoteAccessHandler remoteAccessHandler() {
+        return handler;
     }
 
     public ProtectionDomain protectionDomain() {
         return pd;
     }
 
-    /** The registered memory. */
+    /** The registered memory; null for a handler-backed region. */
     public MemorySegment segment() {
         return segment;
     }
 
     /** The first virtual address of the region (the iova of SGEs and remote addresses). */
     public long address() {
-        return segment.address();
+        return base;
     }
 
     public long length() {
-        return segment.byteSize();
+        return size;
     }
 
     public int lkey() {
@@ -77,8 +107,8 @@ public final class MemoryRegion {
      * outside (the emulation never touches memory outside a region).
      */
     public long offsetOf(long addr, long len) {
-        long off = addr - segment.address();
-        if (off < 0 || len < 0 || off > segment.byteSize() - len) {
+        long off = addr - base;
+        if (off < 0 || len < 0 || off > size - len) {
             return -1;
         }
         return off;

@@ -13,6 +13,24 @@ final class MemoryRegionTable {
     private int[] generations = new int[64];
 
     synchronized MemoryRegion register(ProtectionDomain pd, MemorySegment segment, int access) {
+        int lkey = newKey();
+        return store(new MemoryRegion(pd, segment, access, lkey, lkey | 1));
+    }
+
+    /** A handler-backed region: only its rkey resolves (its lkey is 0, which never does). */
+    synchronized MemoryRegion register(ProtectionDomain pd, RemoteAccessHandler handler, long size, int access) {
+        int lkey = newKey();
+        return store(new MemoryRegion(pd, handler, size, access, lkey | 1));
+    }
+
+    private MemoryRegion store(MemoryRegion mr) {
+        MemoryRegion[] copy = slots.clone();
+        copy[mr.rkey() >>> 8] = mr;
+        slots = copy;
+        return mr;
+    }
+
+    private int newKey() {
         int index = 1;
         while (index < slots.length && slots[index] != null) {
             index++;
@@ -26,17 +44,12 @@ final class MemoryRegionTable {
             generations = gens;
         }
         int gen = (generations[index] = (generations[index] + 1) & 0x7f);
-        int lkey = index << 8 | gen << 1;
-        MemoryRegion mr = new MemoryRegion(pd, segment, access, lkey, lkey | 1);
-        MemoryRegion[] copy = slots.clone();
-        copy[index] = mr;
-        slots = copy;
-        return mr;
+        return index << 8 | gen << 1;
     }
 
     synchronized void remove(MemoryRegion mr) {
         MemoryRegion[] copy = slots.clone();
-        copy[mr.lkey() >>> 8] = null;
+        copy[mr.rkey() >>> 8] = null;
         slots = copy;
     }
 

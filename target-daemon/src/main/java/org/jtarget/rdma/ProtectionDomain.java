@@ -41,6 +41,26 @@ public final class ProtectionDomain {
     }
 
     /**
+     * Registers a handler-backed region of {@code length} bytes (a store endpoint): zero-based, only
+     * its rkey is valid, and remote accesses go to {@code handler} on providers that support it
+     * (loopback); others refuse them with REM_ACCESS_ERR.
+     *
+     * @throws RdmaException EINVAL for a length below 1, no handler, or LOCAL_WRITE (nothing local uses it)
+     */
+    public MemoryRegion registerRemoteAccessRegion(long length, Set<AccessFlag> access, RemoteAccessHandler handler)
+            throws RdmaException {
+        if (length < 1 || handler == null) {
+            throw new RdmaException(Errno.EINVAL, "a handler-backed region needs a handler and a length");
+        }
+        for (AccessFlag flag : access) {
+            if (flag != AccessFlag.REMOTE_READ && flag != AccessFlag.REMOTE_WRITE) {
+                throw new RdmaException(Errno.EINVAL, "a handler-backed region grants remote read/write only");
+            }
+        }
+        return device.regions().register(this, handler, length, AccessFlag.mask(access));
+    }
+
+    /**
      * Deregisters a region (ibv_dereg_mr(3)); its keys stop working at once.
      *
      * @throws RdmaException EBUSY while posted work requests or a peer's access use it

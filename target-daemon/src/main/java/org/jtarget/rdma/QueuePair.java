@@ -12,7 +12,9 @@ package org.jtarget.rdma;
  * reported in post order (RC), even when a provider finishes them out of order (an RDMA READ
  * response arrives after later WRITEs have been placed). A FENCE entry does not start until every
  * prior RDMA READ has completed; a barrier ({@link #postBarrier}) does not start until every prior
- * entry has completed, and nothing after it starts before it. An entry that fails moves the queue
+ * entry has completed, and nothing after it starts before it. Accesses to handler-backed regions (store
+ * endpoints) complete asynchronously and may finish in any order; the provider marks them
+ * {@link #deferCompletion deferred}, and a FENCE waits for them as for READs. An entry that fails moves the queue
  * pair to ERROR, after which every outstanding and newly posted request completes WR_FLUSH_ERR.
  *
  * <p>Thread-safety: any thread may post; one private lock guards the rings; entries are executed by
@@ -33,6 +35,7 @@ public abstract class QueuePair {
     private long rqHead;
     private long rqTail;
     private int outstandingReads;
+    private int outstandingDeferred;
     private boolean draining;
     private boolean stalled;
     private QueuePairState state = QueuePairState.RESET;
@@ -155,6 +158,7 @@ public abstract class QueuePair {
             }
         }
         outstandingReads = 0;
+        outstandingDeferred = 0;
         stalled = false;
         retire();
         while (rqHead < rqTail) {
@@ -174,6 +178,7 @@ public abstract class QueuePair {
         sqHead = sqNext = sqTail = 0;
         rqHead = rqTail = 0;
         outstandingReads = 0;
+        outstandingDeferred = 0;
         stalled = false;
         accessMask = 0;
     }
@@ -312,8 +317,10 @@ public abstract class QueuePair {
                     finish(e, WorkCompletionStatus.SUCCESS, 0);
                     continue;
                 }
-                if ((e.sendFlags & SendFlags.FENCE) != 0 && outstandingReads > 0) {
-                    return; // IBA 10.8.3.3: a fenced request waits for prior RDMA READs
+                if ((e.sendFlags & SendFlags.FENCE) != 0 && (outstandingReads > 0 || outstandingDeferred > 0)) {
+                    // IBA 10.8.3.3: a fenced request waits for prior RDMA READs; here also for prior
+                    // store-endpoint accesses, which may complete out of order.
+                    return;
                 }
                 sqNext++;
                 if (e.localStatus != WorkCompletionStatus.SUCCESS) {
@@ -390,7 +397,28 @@ public abstract class QueuePair {
         drain();
     }
 
+    /**
+     * Provider: the started entry {@code seq} completes asynchronously, in any order (an access to a
+     * handler-backed region); later FENCEd entries wait for it. Call before handing the access off.
+     */
+    protected final void deferCompletion(long seq) {
+        synchronized (lock) {
+            if (seq < sqHead || seq >= sqNext) {
+                return;
+            }
+            SendQueueEntry e = sq[index(seq)];
+            if (e.seq == seq && !e.done && !e.deferred) {
+                e.deferred = true;
+                outstandingDeferred++;
+            }
+        }
+    }
+
     private void finish(SendQueueEntry e, WorkCompletionStatus status, int byteLen) {
+        if (e.deferred && outstandingDeferred > 0) {
+            outstandingDeferred--;
+        }
+        e.deferred = false;
         e.done = true;
         e.status = status;
         e.byteLen = byteLen;
@@ -509,10 +537,27 @@ public abstract class QueuePair {
      * REM_ACCESS_ERR.
      */
     protected final MemoryRegion acquireRemote(int rkey, long address, long length, AccessFlag needed) {
+        return acquireRemote(rkey, address, length, needed, false);
+    }
+
+    /**
+     * As {@link #acquireRemote(int, long, long, AccessFlag)}, for a provider that serves handler-backed
+     * regions: such a region is accepted when its handler {@link RemoteAccessHandler#permits permits}
+     * the access (otherwise it is refused like any violation). The caller checks
+     * {@link MemoryRegion#remoteAccessHandler()} and hands the access over instead of copying.
+     */
+    protected final MemoryRegion acquireRemoteAccess(int rkey, long address, long length, AccessFlag needed) {
+        return acquireRemote(rkey, address, length, needed, true);
+    }
+
+    private MemoryRegion acquireRemote(int rkey, long address, long length, AccessFlag needed, boolean handlers) {
         MemoryRegion mr = device.lookupRegion(rkey, true);
+        RemoteAccessHandler handler = mr == null ? null : mr.remoteAccessHandler();
+        boolean permitted = handler == null || handlers && mr.offsetOf(address, length) >= 0
+                && handler.permits(this, mr.offsetOf(address, length), length, needed == AccessFlag.REMOTE_WRITE);
         boolean ok;
         synchronized (lock) {
-            ok = (state == QueuePairState.RTR || state == QueuePairState.RTS)
+            ok = permitted && (state == QueuePairState.RTR || state == QueuePairState.RTS)
                     && (accessMask & needed.bit()) != 0
                     && mr != null && mr.protectionDomain() == pd && mr.allows(needed) && !mr.isInvalidated()
                     && mr.offsetOf(address, length) >= 0 && mr.acquire();

@@ -25,6 +25,8 @@ public final class SendQueueEntry implements InboundPayload {
     int invalidateRkey;
     WorkCompletionStatus localStatus;
     boolean done;
+    /** Completes asynchronously, in any order (an access to a handler-backed region). */
+    boolean deferred;
     WorkCompletionStatus status;
     int byteLen;
 
@@ -46,6 +48,7 @@ public final class SendQueueEntry implements InboundPayload {
         immData = wr.immData;
         invalidateRkey = wr.invalidateRkey;
         done = false;
+        deferred = false;
         status = null;
         byteLen = 0;
         localStatus = WorkCompletionStatus.SUCCESS;
@@ -64,6 +67,7 @@ public final class SendQueueEntry implements InboundPayload {
         numSge = 0;
         totalLength = 0;
         done = false;
+        deferred = false;
         status = null;
         byteLen = 0;
         localStatus = WorkCompletionStatus.SUCCESS;
@@ -169,6 +173,37 @@ public final class SendQueueEntry implements InboundPayload {
                 remaining -= n;
             }
             pos = end;
+        }
+    }
+
+    /**
+     * Copies {@code length} bytes of this entry's gather list, from its start, to {@code dst} at its
+     * writer index (an RDMA WRITE handed to a store endpoint). Borrows dst.
+     */
+    public void gatherTo(io.netty.buffer.ByteBuf dst, int length) {
+        int remaining = length;
+        for (int i = 0; i < numSge && remaining > 0; i++) {
+            int n = Math.min(remaining, lengths[i]);
+            int at = dst.writerIndex();
+            dst.ensureWritable(n);
+            MemorySegment.copy(regions[i].segment(), offsets[i], MemorySegment.ofBuffer(dst.nioBuffer(at, n)), 0, n);
+            dst.writerIndex(at + n);
+            remaining -= n;
+        }
+    }
+
+    /**
+     * Scatters {@code length} readable bytes of {@code src} into this entry's elements from its start
+     * (an RDMA READ answered by a store endpoint). Borrows src.
+     */
+    public void scatterFrom(io.netty.buffer.ByteBuf src, int length) {
+        int remaining = length;
+        int from = src.readerIndex();
+        for (int i = 0; i < numSge && remaining > 0; i++) {
+            int n = Math.min(remaining, lengths[i]);
+            MemorySegment.copy(MemorySegment.ofBuffer(src.nioBuffer(from, n)), 0, regions[i].segment(), offsets[i], n);
+            from += n;
+            remaining -= n;
         }
     }
 

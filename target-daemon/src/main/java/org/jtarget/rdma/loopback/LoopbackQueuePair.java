@@ -1,5 +1,6 @@
 package org.jtarget.rdma.loopback;
 
+import io.netty.buffer.ByteBuf;
 import org.jtarget.rdma.AccessFlag;
 import org.jtarget.rdma.Errno;
 import org.jtarget.rdma.MemoryRegion;
@@ -9,6 +10,7 @@ import org.jtarget.rdma.QueuePairAttributes;
 import org.jtarget.rdma.QueuePairInitAttributes;
 import org.jtarget.rdma.QueuePairState;
 import org.jtarget.rdma.RdmaException;
+import org.jtarget.rdma.RemoteAccessHandler;
 import org.jtarget.rdma.SendFlags;
 import org.jtarget.rdma.SendQueueEntry;
 import org.jtarget.rdma.WorkCompletionStatus;
@@ -23,6 +25,12 @@ import java.util.concurrent.TimeUnit;
  * <p>RNR (IBA 9.7.5.2.8): a SEND that finds no receive stalls the send queue. With rnr_retry 0 it
  * fails at once with RNR_RETRY_EXC_ERR; with 7 it waits until the peer posts a receive; otherwise
  * it also waits, at most rnr_retry × min_rnr_timer.
+ *
+ * <p>Store endpoints: an RDMA WRITE (without immediate) or READ whose rkey names a handler-backed
+ * region is handed to the region's {@link RemoteAccessHandler}: the WRITE's payload is gathered into
+ * a handler buffer at once, the access runs on the handler's executor, and the entry completes when
+ * the handler says so (deferred: FENCE and barriers wait for it, nothing else does). A WRITE with
+ * immediate to such a region is refused (REM_ACCESS_ERR).
  */
 final class LoopbackQueuePair extends QueuePair {
 
@@ -55,6 +63,11 @@ final class LoopbackQueuePair extends QueuePair {
         LoopbackQueuePair p = peer;
         if (p == null || !p.readyToReceive()) {
             completeSend(e.seq(), WorkCompletionStatus.RETRY_EXC_ERR, 0);
+            return;
+        }
+        if ((e.opcode() == WorkRequestOpcode.RDMA_WRITE || e.opcode() == WorkRequestOpcode.RDMA_READ)
+                && isHandlerBacked(p, e.rkey())) {
+            startRemoteAccess(p, e);
             return;
         }
         switch (e.opcode()) {
@@ -123,6 +136,57 @@ final class LoopbackQueuePair extends QueuePair {
 
     private MemoryRegion remoteForRead(int rkey, long address, int length) {
         return acquireRemote(rkey, address, length, AccessFlag.REMOTE_READ);
+    }
+
+    // ---- store endpoints (handler-backed regions) ------------------------------------------------
+
+    private static boolean isHandlerBacked(LoopbackQueuePair p, int rkey) {
+        MemoryRegion mr = p.device().lookupRegion(rkey, true);
+        return mr != null && mr.remoteAccessHandler() != null;
+    }
+
+    private void startRemoteAccess(LoopbackQueuePair p, SendQueueEntry e) {
+        boolean write = e.opcode() == WorkRequestOpcode.RDMA_WRITE;
+        int length = (int) e.totalLength();
+        long seq = e.seq();
+        MemoryRegion mr = p.remoteForAccess(e.rkey(), e.remoteAddress(), length,
+                write ? AccessFlag.REMOTE_WRITE : AccessFlag.REMOTE_READ);
+        if (mr == null) {
+            completeSend(seq, WorkCompletionStatus.REM_ACCESS_ERR, 0);
+            return;
+        }
+        RemoteAccessHandler handler = mr.remoteAccessHandler();
+        long offset = mr.offsetOf(e.remoteAddress(), length);
+        deferCompletion(seq);
+        if (write) {
+            ByteBuf data = handler.allocate(length);
+            e.gatherTo(data, length);
+            handler.write(p, offset, data, (status, ignored) -> {
+                mr.release();
+                completeSend(seq, status, status == WorkCompletionStatus.SUCCESS ? length : 0);
+            });
+        } else {
+            handler.read(p, offset, length, (status, data) -> placeRemoteRead(e, seq, mr, status, data, length));
+        }
+    }
+
+    private void placeRemoteRead(SendQueueEntry e, long seq, MemoryRegion mr, WorkCompletionStatus status,
+                                 ByteBuf data, int length) {
+        mr.release();
+        try {
+            if (status == WorkCompletionStatus.SUCCESS && e.seq() == seq && state() == QueuePairState.RTS) {
+                e.scatterFrom(data, length);
+            }
+        } finally {
+            if (data != null) {
+                data.release();
+            }
+        }
+        completeSend(seq, status, status == WorkCompletionStatus.SUCCESS ? length : 0);
+    }
+
+    private MemoryRegion remoteForAccess(int rkey, long address, int length, AccessFlag needed) {
+        return acquireRemoteAccess(rkey, address, length, needed);
     }
 
     // ---- RNR ------------------------------------------------------------------------------------
