@@ -36,6 +36,14 @@ import java.util.concurrent.TimeUnit;
  * requests, taking ACK/NAK/READ RESPONSE) and as responder (executing the peer's requests in MSN
  * order, acknowledging them once per read burst). State is single-writer on the channel's event
  * loop, except what the connection manager's thread sets before the handshake frame leaves.
+ *
+ * <p>Store endpoints (handler-backed regions): the responder answers strictly in MSN order, because
+ * the requester takes ACKs and READ RESPONSEs as cumulative. So while one access to a store
+ * endpoint is in progress on the handler's executor, this connection takes no further request
+ * (the decoder is blocked as for RNR); when the access completes, its ACK or READ RESPONSE goes out
+ * on the event loop and decoding resumes. Store accesses of one queue pair are thus serialised over
+ * tcp (they complete in order); concurrency comes from several queue pairs. A WRITE with immediate
+ * to a store endpoint is refused (REM_ACCESS_ERR).
  */
 final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameSink, CmId {
 
@@ -83,6 +91,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     private int placeFlags;
     private int placeImm;
     private int placeLength;
+    /** The store endpoint an inbound WRITE goes to, its offset, and the buffer gathering its payload. */
+    private MemoryRegion storeRegion;
+    private long storeOffset;
+    private ByteBuf storeData;
+    /** A store access is in progress: no further request is taken until it is answered. */
+    private volatile boolean storeBusy;
 
     /** A passive (server) end, created for an accepted socket. */
     TcpConnection(TcpConnectionManager cm, Channel channel, CmEventHandler listener) {
@@ -189,6 +203,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         phase = Phase.CLOSED;
         releaseHeld();
         releasePlacement();
+        releaseStoreWrite();
         drainOutbound();
         TcpQueuePair q = qp;
         if (q != null && was == Phase.ESTABLISHED) {
@@ -456,7 +471,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     @Override
     public boolean blocked() {
-        return holding;
+        return holding || storeBusy;
     }
 
     private void readRequest(int msn, ByteBuf header) {
@@ -473,6 +488,13 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         MemoryRegion mr = qp.remote(rkey, address, length, AccessFlag.REMOTE_READ);
         if (mr == null) {
             respondError(msn, WorkCompletionStatus.REM_ACCESS_ERR);
+            return;
+        }
+        if (mr.remoteAccessHandler() != null) {
+            storeBusy = true;
+            flushResponses();
+            mr.remoteAccessHandler().read(qp, mr.offsetOf(address, length), length, (st, data) ->
+                    channel.eventLoop().execute(() -> storeReadDone(msn, mr, length, st, data)));
             return;
         }
         ByteBuf h = TcpRdmaFrame.header(alloc, TcpRdmaFrame.READ_RESPONSE, 0, msn, length);
@@ -556,6 +578,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
                 respondError(msn, WorkCompletionStatus.REM_ACCESS_ERR);
                 return false;
             }
+            if (mr.remoteAccessHandler() != null) {
+                return beginStoreWrite(mr, msn, flags, address, payloadLength);
+            }
             placeRegion = mr;
             placeOffset = mr.offsetOf(address, payloadLength);
         } else {
@@ -578,6 +603,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     @Override
     public void place(ByteBuf src, int n, long messageOffset) {
         int index = src.readerIndex();
+        if (storeData != null) {
+            storeData.writeBytes(src, index, n);
+            return;
+        }
         if (placeRegion != null) {
             Placement.copy(src, index, n, placeRegion, placeOffset + messageOffset);
             return;
@@ -602,6 +631,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     @Override
     public ByteBuf placementTarget(long messageOffset, int max) {
+        if (storeData != null) {
+            return null; // gathered by place() into the store buffer
+        }
         if (placeRegion != null) {
             return wrap(placeRegion, placeOffset + messageOffset, max).clear();
         }
@@ -621,6 +653,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     @Override
     public void endTagged() {
+        if (storeData != null) {
+            startStoreWrite();
+            return;
+        }
         if (placeRegion != null) {
             placeRegion.release();
             placeRegion = null;
@@ -640,6 +676,86 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         SendQueueEntry e = placeEntry;
         placeEntry = null;
         qp.readCompleted(placeMsn, e, placeLength);
+    }
+
+    // ---- store endpoints -------------------------------------------------------------------------
+
+    private boolean beginStoreWrite(MemoryRegion mr, int msn, int flags, long address, int payloadLength) {
+        if ((flags & TcpRdmaFrame.FLAG_WITH_IMM) != 0) {
+            mr.release();
+            respondError(msn, WorkCompletionStatus.REM_ACCESS_ERR);
+            return false;
+        }
+        storeRegion = mr;
+        storeOffset = mr.offsetOf(address, payloadLength);
+        storeData = mr.remoteAccessHandler().allocate(payloadLength);
+        placeMsn = msn;
+        placeFlags = flags;
+        placeLength = payloadLength;
+        return true;
+    }
+
+    private void startStoreWrite() {
+        MemoryRegion mr = storeRegion;
+        ByteBuf data = storeData;
+        int msn = placeMsn;
+        int length = placeLength;
+        storeRegion = null;
+        storeData = null;
+        storeBusy = true;
+        mr.remoteAccessHandler().write(qp, storeOffset, data, (st, ignored) ->
+                channel.eventLoop().execute(() -> storeWriteDone(msn, mr, length, st)));
+    }
+
+    private void storeWriteDone(int msn, MemoryRegion mr, int length, WorkCompletionStatus status) {
+        mr.release();
+        storeBusy = false;
+        if (phase != Phase.ESTABLISHED) {
+            return;
+        }
+        if (status != WorkCompletionStatus.SUCCESS) {
+            respondError(msn, status);
+            return;
+        }
+        acknowledge(msn, length);
+        resumeAfterStore();
+    }
+
+    private void storeReadDone(int msn, MemoryRegion mr, int length, WorkCompletionStatus status, ByteBuf data) {
+        mr.release();
+        storeBusy = false;
+        if (phase != Phase.ESTABLISHED) {
+            if (data != null) {
+                data.release();
+            }
+            return;
+        }
+        if (status != WorkCompletionStatus.SUCCESS) {
+            respondError(msn, status);
+            return;
+        }
+        ByteBuf h = TcpRdmaFrame.header(alloc, TcpRdmaFrame.READ_RESPONSE, 0, msn, length);
+        channel.write(alloc.compositeDirectBuffer(2).addComponent(true, h).addComponent(true, data),
+                channel.voidPromise());
+        flushPending = true;
+        resumeAfterStore();
+    }
+
+    private void resumeAfterStore() {
+        flushResponses();
+        decoder.resume();
+        flushResponses();
+    }
+
+    private void releaseStoreWrite() {
+        if (storeData != null) {
+            storeData.release();
+            storeData = null;
+        }
+        if (storeRegion != null) {
+            storeRegion.release();
+            storeRegion = null;
+        }
     }
 
     private void releasePlacement() {

@@ -145,8 +145,9 @@ final class TcpQueuePair extends QueuePair {
         return deliverReceive(payload, length, op, imm, inv, solicited);
     }
 
+    /** A checked remote access; handler-backed regions (store endpoints) included. */
     MemoryRegion remote(int rkey, long address, long length, AccessFlag needed) {
-        return acquireRemote(rkey, address, length, needed);
+        return acquireRemoteAccess(rkey, address, length, needed);
     }
 
     void responderFailed() {
