@@ -133,6 +133,7 @@ public final class StoreEndpoint implements RemoteAccessHandler, AutoCloseable {
      */
     public boolean admit(QueuePair qp, String peer) {
         if (qp.protectionDomain() != pd || !settings.allowedPeers().contains(peer)) {
+            admitted.remove(qp); // a queue pair reused for another peer loses what it had
             LOG.info("store endpoint {}: peer {} not admitted", store.name(), peer);
             return false;
         }
@@ -140,7 +141,10 @@ public final class StoreEndpoint implements RemoteAccessHandler, AutoCloseable {
         return true;
     }
 
-    /** Takes access away from {@code qp} (its connection ended). */
+    /**
+     * Takes access away from {@code qp}: call it when its connection ends (DISCONNECTED), before the
+     * queue pair is reset and reused, or the next peer of that queue pair inherits the access.
+     */
     public void revoke(QueuePair qp) {
         admitted.remove(qp);
     }
@@ -206,7 +210,7 @@ public final class StoreEndpoint implements RemoteAccessHandler, AutoCloseable {
     private void executeWrite(long offset, ByteBuf data, RemoteAccessCompletion done) {
         WorkCompletionStatus status = WorkCompletionStatus.SUCCESS;
         try {
-            store.write(firstBlock + offset / blockSize, data, false);
+            store.write(firstBlock + offset / blockSize, data, settings.writeThrough());
         } catch (IOException | RuntimeException e) {
             LOG.debug("store endpoint {}: write at offset {} failed", store.name(), offset, e);
             status = WorkCompletionStatus.REM_OP_ERR;

@@ -293,6 +293,26 @@ class StoreEndpointTest {
     }
 
     @Test
+    void writesAreForceUnitAccessUnlessWriteBackIsChosen() throws Exception {
+        RecordingStore recording = new RecordingStore(store);
+        StoreEndpoint durable = endpoint(StoreEndpointSettings.wholeStore(Set.of(PEER)), recording);
+        f.a.postSend(op(WorkRequestOpcode.RDMA_WRITE, 1, 0, BS, 0, durable.rkey()));
+        runIo();
+        StoreEndpoint cached = endpoint(new StoreEndpointSettings(false, Set.of(PEER), 0, 0, false), recording);
+        f.a.postSend(op(WorkRequestOpcode.RDMA_WRITE, 2, 0, BS, BS, cached.rkey()));
+        runIo();
+        assertThat(recording.fua).containsExactly(true, false);
+    }
+
+    @Test
+    void aQueuePairReusedForAPeerThatIsNotAllowedLosesItsAccess() throws Exception {
+        StoreEndpoint ep = endpoint(StoreEndpointSettings.wholeStore(Set.of(PEER)));
+        assertThat(ep.admit(f.b, "192.0.2.1")).isFalse();
+        f.a.postSend(op(WorkRequestOpcode.RDMA_READ, 1, 0, BS, 0, ep.rkey()));
+        assertThat(f.pollOne(f.cqA).status).isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+    }
+
+    @Test
     void itsRegionHasNoLocalKey() throws Exception {
         StoreEndpoint ep = endpoint(StoreEndpointSettings.wholeStore(Set.of(PEER)));
         assertThat(ep.region().lkey()).isZero();
@@ -304,6 +324,50 @@ class StoreEndpointTest {
         assertThatThrownBy(() -> StoreEndpoint.register(f.pd, store,
                 new StoreEndpointSettings(false, Set.of(PEER), 60, 8), io::add, ByteBufAllocator.DEFAULT))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** Delegates to a real store and records the FUA flag of each write. */
+    private static final class RecordingStore implements Backstore {
+        final java.util.List<Boolean> fua = new java.util.ArrayList<>();
+        private final Backstore delegate;
+
+        RecordingStore(Backstore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public BackstoreInfo info() {
+            return delegate.info();
+        }
+
+        @Override
+        public String name() {
+            return "recording";
+        }
+
+        @Override
+        public boolean isNonBlocking() {
+            return false;
+        }
+
+        @Override
+        public void read(long lba, int blocks, ByteBuf dst) throws IOException {
+            delegate.read(lba, blocks, dst);
+        }
+
+        @Override
+        public void write(long lba, ByteBuf src, boolean forceUnitAccess) throws IOException {
+            fua.add(forceUnitAccess);
+            delegate.write(lba, src, forceUnitAccess);
+        }
+
+        @Override
+        public void flush(long lba, long blocks) {
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     /** Delegates geometry to a real store and fails every read and write. */
