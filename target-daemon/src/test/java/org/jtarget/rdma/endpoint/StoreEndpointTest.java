@@ -313,6 +313,38 @@ class StoreEndpointTest {
     }
 
     @Test
+    void manyConcurrentStoreAccessesOnARealExecutorAllLandBehindABarrier() throws Exception {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            StoreEndpoint ep = StoreEndpoint.register(f.pd, store, StoreEndpointSettings.wholeStore(Set.of(PEER)),
+                    pool, ByteBufAllocator.DEFAULT);
+            ep.admit(f.b, PEER);
+            byte[] data = pattern(8 * BS, 11);
+            putLocal(0, data);
+            for (int i = 0; i < 8; i++) {
+                f.a.postSend(op(WorkRequestOpcode.RDMA_WRITE, i, i * BS, BS, (7 - i) * BS, ep.rkey()));
+            }
+            f.a.postBarrier(100);
+            f.a.postSend(op(WorkRequestOpcode.RDMA_READ, 101, 8 * BS, 8 * BS, 0, ep.rkey()));
+            java.util.List<WorkCompletion> wcs = new java.util.ArrayList<>();
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+            while (wcs.size() < 10 && System.nanoTime() < deadline) {
+                wcs.addAll(f.pollAll(f.cqA));
+                Thread.onSpinWait();
+            }
+            assertThat(wcs).extracting(wc -> wc.wrId)
+                    .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 100L, 101L);
+            assertThat(wcs).extracting(wc -> wc.status).containsOnly(WorkCompletionStatus.SUCCESS);
+            for (int i = 0; i < 8; i++) {
+                assertThat(localBytes(8 * BS + (7 - i) * BS, BS)).as("block %d", 7 - i)
+                        .isEqualTo(java.util.Arrays.copyOfRange(data, i * BS, (i + 1) * BS));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void itsRegionHasNoLocalKey() throws Exception {
         StoreEndpoint ep = endpoint(StoreEndpointSettings.wholeStore(Set.of(PEER)));
         assertThat(ep.region().lkey()).isZero();
