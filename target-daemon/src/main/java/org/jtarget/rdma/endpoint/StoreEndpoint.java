@@ -23,6 +23,7 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A LUN, or a block range of it, exposed as an RDMA memory region (issue 6): a peer RDMA READs and
@@ -186,12 +187,21 @@ public final class StoreEndpoint implements RemoteAccessHandler, AutoCloseable {
 
     @Override
     public void read(QueuePair responder, long offset, int len, RemoteAccessCompletion done) {
-        io.execute(() -> executeRead(offset, len, done));
+        try {
+            io.execute(() -> executeRead(offset, len, done));
+        } catch (RejectedExecutionException e) {
+            done.complete(WorkCompletionStatus.REM_OP_ERR, null); // the LU is shutting down
+        }
     }
 
     @Override
     public void write(QueuePair responder, long offset, ByteBuf data, RemoteAccessCompletion done) {
-        io.execute(() -> executeWrite(offset, data, done));
+        try {
+            io.execute(() -> executeWrite(offset, data, done));
+        } catch (RejectedExecutionException e) {
+            data.release();
+            done.complete(WorkCompletionStatus.REM_OP_ERR, null); // the LU is shutting down
+        }
     }
 
     private void executeRead(long offset, int len, RemoteAccessCompletion done) {

@@ -345,6 +345,20 @@ class StoreEndpointTest {
     }
 
     @Test
+    void anExecutorThatRefusesWorkFailsTheAccessWithRemOpErr() throws Exception {
+        StoreEndpoint ep = StoreEndpoint.register(f.pd, store, StoreEndpointSettings.wholeStore(Set.of(PEER)),
+                task -> {
+                    throw new java.util.concurrent.RejectedExecutionException("shut down");
+                }, ByteBufAllocator.DEFAULT);
+        ep.admit(f.b, PEER);
+        putLocal(0, pattern(BS, 3));
+        f.a.postSend(op(WorkRequestOpcode.RDMA_WRITE, 1, 0, BS, 0, ep.rkey()));
+        assertThat(f.pollOne(f.cqA).status).isEqualTo(WorkCompletionStatus.REM_OP_ERR);
+        assertThat(storeBytes(0, 1)).containsOnly(0);
+        ep.close(); // nothing holds the region any more
+    }
+
+    @Test
     void itsRegionHasNoLocalKey() throws Exception {
         StoreEndpoint ep = endpoint(StoreEndpointSettings.wholeStore(Set.of(PEER)));
         assertThat(ep.region().lkey()).isZero();
