@@ -50,6 +50,8 @@ public final class FileBackstore implements Backstore {
     private final String name;
     private final Path path;
     private final FileChannel channel;
+    /** Non-blocking reads of cached blocks, or null (O_DIRECT stores, or the file could not be opened twice). */
+    private final PageCacheReader pageCache;
     private final BackstoreInfo info;
     private final Object fileKey;
     private final LinuxFileHoles holes;
@@ -72,6 +74,7 @@ public final class FileBackstore implements Backstore {
     FileBackstore(String name, Path path, FileChannel channel, BackstoreInfo info, Object fileKey,
                   LinuxFileHoles holes, PositionalIo direct) {
         this.direct = direct;
+        this.pageCache = direct == null ? PageCacheReader.open(path) : null;
         this.name = name;
         this.path = path;
         this.channel = channel;
@@ -104,6 +107,24 @@ public final class FileBackstore implements Backstore {
     /** The backing file. */
     public Path path() {
         return path;
+    }
+
+    /** Cached blocks straight from the page cache on the caller's thread ({@link PageCacheReader}). */
+    @Override
+    public boolean tryReadNonBlocking(long lba, int blocks, ByteBuf dst) {
+        int length = blocks * info.blockSize();
+        long pos = lba * info.blockSize();
+        if (pageCache == null || closed.get() || lba < 0 || pos + length > info.sizeBytes()
+                || dst.writableBytes() < length || dst.nioBufferCount() != 1 || !dst.isDirect()) {
+            return false;
+        }
+        int writerIndex = dst.writerIndex();
+        // the command's own new buffer on this thread: its cached NIO view is ours to use
+        if (!pageCache.tryRead(pos, dst.internalNioBuffer(writerIndex, length))) {
+            return false;
+        }
+        dst.writerIndex(writerIndex + length);
+        return true;
     }
 
     @Override
@@ -240,7 +261,7 @@ public final class FileBackstore implements Backstore {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        try (channel; LinuxFileHoles h = holes; PositionalIo d = direct) {
+        try (channel; LinuxFileHoles h = holes; PositionalIo d = direct; PageCacheReader p = pageCache) {
             if (channel.isOpen()) {
                 channel.force(false);
             }

@@ -115,6 +115,11 @@ public final class PartitionBackstore implements Backstore {
         parent.write(translate(lba, bytes / blockSize), src, fua);
     }
 
+    @Override
+    public boolean tryReadNonBlocking(long lba, int blocks, ByteBuf dst) {
+        return !closed && lba >= 0 && lba + blocks <= blockCount && parent.tryReadNonBlocking(offsetBlocks + lba, blocks, dst);
+    }
+
     /** The parent gets the segments as they are (a memory parent copies them without a view). */
     @Override
     public void write(long lba, ScatterList src, int length, boolean fua) throws IOException {

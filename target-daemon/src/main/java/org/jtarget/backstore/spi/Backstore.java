@@ -57,6 +57,16 @@ public interface Backstore extends AutoCloseable {
         write(lba, length == all.readableBytes() ? all : all.slice(all.readerIndex(), length), fua);
     }
 
+    /**
+     * Reads like {@link #read} but only if that cannot block (the blocks are in memory already);
+     * called on an event loop before a READ is handed to the LU's I/O executor. Returns false,
+     * with {@code dst}'s indexes unchanged, when it did not read: the caller then reads the
+     * normal way, which also reports any error. The default never reads.
+     */
+    default boolean tryReadNonBlocking(long lba, int blocks, ByteBuf dst) {
+        return false;
+    }
+
     /** Makes every earlier completed write in the range stable (SYNCHRONIZE CACHE); blocks 0 = to the end. */
     void flush(long lba, long blocks) throws IOException;
 

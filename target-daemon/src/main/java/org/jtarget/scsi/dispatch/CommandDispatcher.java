@@ -194,6 +194,10 @@ public final class CommandDispatcher {
         OpcodeEntry entry = ctx.entry();
         if (lu != null && (entry.has(OpcodeEntry.OFF_LOOP)
                 || entry.has(OpcodeEntry.MEDIUM_IO) && !lu.store().isNonBlocking())) {
+            if (!entry.has(OpcodeEntry.OFF_LOOP) && executedNonBlocking(ctx)) {
+                finish(ctx); // served from memory on the event loop: no I/O thread round trip
+                return;
+            }
             try {
                 lu.ioExecutor().execute(ctx);
             } catch (RejectedExecutionException e) {
@@ -206,6 +210,19 @@ public final class CommandDispatcher {
         executeHandler(ctx);
         if (!ctx.startDetached()) {
             finish(ctx);
+        }
+    }
+
+    /** The handler's non-blocking attempt (a cached READ); false on any doubt, the normal path decides. */
+    private boolean executedNonBlocking(CommandContext ctx) {
+        if (ctx.cmd().isAborted()) {
+            return false;
+        }
+        try {
+            return ctx.entry().handler().executeNonBlocking(ctx);
+        } catch (RuntimeException e) {
+            internalError(ctx, e);
+            return true;
         }
     }
 

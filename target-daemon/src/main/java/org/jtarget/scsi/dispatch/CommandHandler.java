@@ -26,4 +26,13 @@ public interface CommandHandler {
      * {@link CommandContext#fail} on error. Store failures propagate as IOException.
      */
     void execute(CommandContext ctx) throws IOException;
+
+    /**
+     * Executes the command at once on the event loop if that cannot block (a READ whose blocks the
+     * store holds in memory), before the dispatcher would hand it to the LU's I/O executor.
+     * Returns false, having changed nothing, when it did not; then {@link #execute} runs as usual.
+     */
+    default boolean executeNonBlocking(CommandContext ctx) {
+        return false;
+    }
 }

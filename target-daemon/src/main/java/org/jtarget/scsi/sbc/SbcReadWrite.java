@@ -124,6 +124,13 @@ public final class SbcReadWrite implements CommandHandler {
         }
     }
 
+    /** A READ of blocks the store has in memory (a file store's page cache) needs no I/O thread. */
+    @Override
+    public boolean executeNonBlocking(CommandContext ctx) {
+        return kind == Kind.READ && ctx.blocks() > 0
+                && ctx.lu().store().tryReadNonBlocking(ctx.lba(), ctx.blocks(), ctx.cmd().dataIn());
+    }
+
     @Override
     public void execute(CommandContext ctx) throws IOException {
         if (ctx.blocks() == 0) {

@@ -43,6 +43,48 @@ class FileBackstoresTest {
     }
 
     @Test
+    void cachedBlocksAreReadWithoutBlockingAndMatchTheNormalRead() throws Exception {
+        try (FileBackstore store = FileBackstores.open(config("cached.img", 1 << 20, true, null))) {
+            ByteBuf data = pattern(64 * 1024, 7);
+            store.write(16, data, false); // now in the page cache
+            ByteBuf viaCache = alloc.directBuffer(8192);
+            ByteBuf viaRead = alloc.directBuffer(8192);
+            try {
+                assertThat(store.tryReadNonBlocking(20, 16, viaCache)).isTrue();
+                store.read(20, 16, viaRead);
+                assertThat(viaCache.readableBytes()).isEqualTo(8192);
+                assertThat(ByteBufUtil.equals(viaCache, viaRead)).isTrue();
+                assertThat(ByteBufUtil.equals(viaCache, data.slice(4 * 512, 8192))).isTrue();
+
+                viaCache.clear();
+                assertThat(store.tryReadNonBlocking(2047, 2, viaCache)).as("beyond the end").isFalse();
+                assertThat(viaCache.writerIndex()).isZero();
+                assertThat(store.tryReadNonBlocking(0, 32, viaCache)).as("no room in the buffer").isFalse();
+            } finally {
+                data.release();
+                viaCache.release();
+                viaRead.release();
+            }
+        }
+    }
+
+    @Test
+    void aClosedStoreNeverReadsWithoutBlocking() throws Exception {
+        FileBackstore store = FileBackstores.open(config("closed.img", 65536, true, null));
+        ByteBuf data = pattern(4096, 3);
+        store.write(0, data, false);
+        store.close();
+        ByteBuf dst = alloc.directBuffer(4096);
+        try {
+            assertThat(store.tryReadNonBlocking(0, 8, dst)).isFalse();
+            assertThat(dst.writerIndex()).isZero();
+        } finally {
+            data.release();
+            dst.release();
+        }
+    }
+
+    @Test
     void createsASparseFileAndItsFolder() throws Exception {
         try (FileBackstore store = FileBackstores.open(config("data/disk.img", 1L << 30, true, null))) {
             Path file = dir.resolve("data/disk.img");

@@ -18,6 +18,8 @@ public class TestStore implements Backstore {
     public final List<String> calls = new ArrayList<>();
     public IOException failNext;
     public RuntimeException bugNext;
+    /** True: READs are served by {@link #tryReadNonBlocking} (as a page cache would). */
+    public boolean cached;
 
     public TestStore(int blockSize, long blocks, boolean nonBlocking, boolean thin) {
         this(blockSize, blocks, nonBlocking, thin, 0);
@@ -55,6 +57,16 @@ public class TestStore implements Backstore {
             failNext = null;
             throw e;
         }
+    }
+
+    @Override
+    public boolean tryReadNonBlocking(long lba, int blocks, ByteBuf dst) {
+        if (!cached) {
+            return false;
+        }
+        calls.add("cached read " + lba + " " + blocks);
+        dst.writeBytes(data, (int) lba * info.blockSize(), blocks * info.blockSize());
+        return true;
     }
 
     @Override
