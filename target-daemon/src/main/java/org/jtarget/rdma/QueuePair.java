@@ -203,28 +203,19 @@ public abstract class QueuePair {
      *         the send queue is full
      */
     public final int postSend(WorkRequest wr) {
+        if (wr.numSge < 0 || wr.numSge > init.maxSendSge() || wr.opcode == null) {
+            return Errno.EINVAL;
+        }
         synchronized (lock) {
-            if (state != QueuePairState.RTS && state != QueuePairState.ERROR) {
-                return Errno.EINVAL;
-            }
-            if (wr.numSge < 0 || wr.numSge > init.maxSendSge() || wr.opcode == null) {
-                return Errno.EINVAL;
-            }
-            if (sqTail - sqHead == sq.length) {
-                return Errno.ENOMEM;
+            int rc = sendQueueRoom();
+            if (rc != Errno.OK) {
+                return rc;
             }
             SendQueueEntry e = sq[index(sqTail)];
             e.fill(sqTail, wr, pd, wr.opcode == WorkRequestOpcode.RDMA_READ, device.attributes().maxMsgSize());
-            sqTail++;
-            if (state == QueuePairState.ERROR) {
-                e.done = true;
-                e.status = WorkCompletionStatus.WR_FLUSH_ERR;
-                retire();
-            }
+            queued(e);
         }
-        drain();
-        fireEvents();
-        return Errno.OK;
+        return afterPost();
     }
 
     /**
@@ -237,21 +228,37 @@ public abstract class QueuePair {
      */
     public final int postBarrier(long wrId) {
         synchronized (lock) {
-            if (state != QueuePairState.RTS && state != QueuePairState.ERROR) {
-                return Errno.EINVAL;
-            }
-            if (sqTail - sqHead == sq.length) {
-                return Errno.ENOMEM;
+            int rc = sendQueueRoom();
+            if (rc != Errno.OK) {
+                return rc;
             }
             SendQueueEntry e = sq[index(sqTail)];
             e.fillBarrier(sqTail, wrId);
-            sqTail++;
-            if (state == QueuePairState.ERROR) {
-                e.done = true;
-                e.status = WorkCompletionStatus.WR_FLUSH_ERR;
-                retire();
-            }
+            queued(e);
         }
+        return afterPost();
+    }
+
+    /** Under the lock: OK if a send entry may be added now; EINVAL outside RTS/ERROR, ENOMEM if full. */
+    private int sendQueueRoom() {
+        if (state != QueuePairState.RTS && state != QueuePairState.ERROR) {
+            return Errno.EINVAL;
+        }
+        return sqTail - sqHead == sq.length ? Errno.ENOMEM : Errno.OK;
+    }
+
+    /** Under the lock: the filled entry joins the queue; in ERROR it completes WR_FLUSH_ERR at once. */
+    private void queued(SendQueueEntry e) {
+        sqTail++;
+        if (state == QueuePairState.ERROR) {
+            e.done = true;
+            e.status = WorkCompletionStatus.WR_FLUSH_ERR;
+            retire();
+        }
+    }
+
+    /** Outside the lock, after a post: run what became runnable and deliver completion events. */
+    private int afterPost() {
         drain();
         fireEvents();
         return Errno.OK;

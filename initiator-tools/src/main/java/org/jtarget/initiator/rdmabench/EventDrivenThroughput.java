@@ -8,7 +8,6 @@ import org.jtarget.rdma.CompletionQueue;
 import org.jtarget.rdma.Errno;
 import org.jtarget.rdma.MemoryRegion;
 import org.jtarget.rdma.QueuePair;
-import org.jtarget.rdma.SendFlags;
 import org.jtarget.rdma.WorkCompletion;
 import org.jtarget.rdma.WorkCompletionStatus;
 import org.jtarget.rdma.WorkRequest;
@@ -116,14 +115,7 @@ final class EventDrivenThroughput implements CompletionChannel {
     private void fill() {
         while (inFlight < depth && System.nanoTime() < end) {
             int slot = (int) (next++ % depth);
-            wr.reset();
-            wr.opcode = op;
-            wr.sendFlags = SendFlags.SIGNALED;
-            wr.wrId = slot;
-            long offset = (long) slot * size;
-            wr.addSge(local.address() + offset, size, local.lkey());
-            wr.remoteAddress = remoteAddress + offset;
-            wr.rkey = rkey;
+            RdmaThroughput.prepare(wr, op, size, slot, local, remoteAddress, rkey);
             inFlight++; // before posting: the completion event may run inside postSend, re-entrantly
             int rc = qp.postSend(wr);
             if (rc != Errno.OK) {

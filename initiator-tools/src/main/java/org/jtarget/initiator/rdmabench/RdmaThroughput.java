@@ -64,6 +64,20 @@ final class RdmaThroughput {
     }
 
     private void post(WorkRequestOpcode op, int size, int slot) throws CliFailure {
+        prepare(wr, op, size, slot, local, remoteAddress, rkey);
+        int rc = qp.postSend(wr);
+        if (rc != Errno.OK) {
+            throw new CliFailure(CliFailure.IO_ERROR, "rdma-bench: post failed with errno " + rc);
+        }
+    }
+
+    /**
+     * Fills {@code wr} as one signaled {@code op} of {@code size} bytes between slot {@code slot} of
+     * the local region and the same slot of the remote one (wrId = slot): the request every bench
+     * loop posts.
+     */
+    static void prepare(WorkRequest wr, WorkRequestOpcode op, int size, int slot, MemoryRegion local,
+                        long remoteAddress, int rkey) {
         wr.reset();
         wr.opcode = op;
         wr.sendFlags = SendFlags.SIGNALED;
@@ -72,9 +86,5 @@ final class RdmaThroughput {
         wr.addSge(local.address() + offset, size, local.lkey());
         wr.remoteAddress = remoteAddress + offset;
         wr.rkey = rkey;
-        int rc = qp.postSend(wr);
-        if (rc != Errno.OK) {
-            throw new CliFailure(CliFailure.IO_ERROR, "rdma-bench: post failed with errno " + rc);
-        }
     }
 }
