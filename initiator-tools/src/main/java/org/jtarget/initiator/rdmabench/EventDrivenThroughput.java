@@ -30,6 +30,7 @@ final class EventDrivenThroughput implements CompletionChannel {
     private WorkRequestOpcode op;
     private int size;
     private int depth;
+    private int buffers;
     private long end;
     private long bytes;
     private int inFlight;
@@ -51,14 +52,19 @@ final class EventDrivenThroughput implements CompletionChannel {
         this.rkey = rkey;
     }
 
-    /** Runs for {@code nanos}; returns bytes per second. */
-    double run(WorkRequestOpcode op, int size, int depth, long nanos) throws CliFailure, InterruptedException {
+    /**
+     * Runs for {@code nanos} with {@code depth} requests in flight over {@code buffers} slots of the
+     * regions; returns bytes per second.
+     */
+    double run(WorkRequestOpcode op, int size, int depth, int buffers, long nanos)
+            throws CliFailure, InterruptedException {
         CompletionQueue cq = qp.initAttributes().sendCq();
         long start;
         synchronized (this) {
             this.op = op;
             this.size = size;
             this.depth = depth;
+            this.buffers = buffers;
             bytes = 0;
             inFlight = 0;
             failure = null;
@@ -113,8 +119,11 @@ final class EventDrivenThroughput implements CompletionChannel {
     }
 
     private void fill() {
-        while (inFlight < depth && System.nanoTime() < end) {
-            int slot = (int) (next++ % depth);
+        if (System.nanoTime() >= end) { // once per completion event, not per request
+            return;
+        }
+        while (inFlight < depth) {
+            int slot = (int) (next++ % buffers);
             RdmaThroughput.prepare(wr, op, size, slot, local, remoteAddress, rkey);
             inFlight++; // before posting: the completion event may run inside postSend, re-entrantly
             int rc = qp.postSend(wr);

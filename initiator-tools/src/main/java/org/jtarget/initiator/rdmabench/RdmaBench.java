@@ -41,7 +41,8 @@ import org.jtarget.rdma.tcp.TcpConnectionManager;
 import org.jtarget.rdma.tcp.TcpDevice;
 
 /**
- * Entry point of {@code jtarget-initiator rdma-bench [--seconds N] [--provider loopback|tcp|all]}.
+ * Entry point of {@code jtarget-initiator rdma-bench [--seconds N] [--provider loopback|tcp|all]
+ * [--op write|read|all] [--size BYTES] [--buffers one|per-request]}.
  * Starts a second JVM ({@link RdmaBenchServer}) for the tcp provider and the baseline stream,
  * measures, and prints one line per case:
  *
@@ -50,12 +51,13 @@ import org.jtarget.rdma.tcp.TcpDevice;
  * </pre>
  *
  * mbps is megabits (10^6 bits) per second of payload; the baseline is a plain TCP stream of the
- * same message size in the same direction between the same two processes. Each case's time is
+ * same message size in the same direction between the same two processes, through as much memory
+ * as the requests use (one buffer per side by default, as perftest's ib_write_bw and ib_read_bw
+ * do; {@code --buffers per-request} gives each request in flight its own). Each case's time is
  * split into three rounds that alternate baseline and provider; the medians are printed.
  */
 public final class RdmaBench {
 
-    static final int[] SIZES = {4096, 64 * 1024, 1024 * 1024};
     private static final long WARM_UP_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
     /** Each case's time is split into this many alternating baseline/provider rounds. */
     private static final int ROUNDS = 3;
@@ -85,13 +87,12 @@ public final class RdmaBench {
                 throw new CliFailure(CliFailure.IO_ERROR, "rdma-bench: the server process did not start: " + hello);
             }
             Map<String, Integer> ports = ports(hello);
-            long nanos = TimeUnit.SECONDS.toNanos(a.seconds());
             InetSocketAddress baseline = new InetSocketAddress("127.0.0.1", ports.get("tcp"));
             for (String provider : a.providers()) {
                 if (provider.equals("tcp")) {
-                    measureTcp(new InetSocketAddress("127.0.0.1", ports.get("rdma")), nanos, baseline, out);
+                    measureTcp(new InetSocketAddress("127.0.0.1", ports.get("rdma")), a, baseline, out);
                 } else {
-                    measureLoopback(nanos, baseline, out);
+                    measureLoopback(a, baseline, out);
                 }
             }
         } catch (InterruptedException e) {
@@ -160,42 +161,43 @@ public final class RdmaBench {
      * The baseline of one case, measured right before it: on a shared machine the load drifts, and
      * comparing figures taken seconds apart would measure the drift.
      */
-    private static double baseline(InetSocketAddress addr, boolean write, int size, long nanos) throws CliFailure {
+    private static double baseline(InetSocketAddress addr, boolean write, int size, int footprint, long nanos)
+            throws CliFailure {
         try {
-            TcpBaseline.measure(addr, write, size, WARM_UP_NANOS);
-            return TcpBaseline.measure(addr, write, size, nanos);
+            TcpBaseline.measure(addr, write, size, footprint, WARM_UP_NANOS);
+            return TcpBaseline.measure(addr, write, size, footprint, nanos);
         } catch (IOException e) {
             throw new CliFailure(CliFailure.IO_ERROR, "rdma-bench: baseline stream failed: " + e);
         }
     }
 
-    private static void measureTcp(SocketAddress addr, long nanos, InetSocketAddress baseline, PrintStream out)
+    private static void measureTcp(SocketAddress addr, RdmaBenchArguments a, InetSocketAddress baseline, PrintStream out)
             throws IOException, CliFailure, InterruptedException {
         EventLoopGroup group = TcpConnectionManager.newEventLoopGroup(1);
         TcpDevice device = new TcpDevice("tcp0", TcpDevice.DEFAULT_ATTRIBUTES, PinnedMemoryPolicy.ANY_NATIVE, group,
                 new BufferPool(1).allocator());
         try (TcpConnectionManager cm = new TcpConnectionManager(device)) {
-            measure("tcp", device, cm, addr, nanos, baseline, out);
+            measure("tcp", device, cm, addr, a, baseline, out);
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 
-    private static void measureLoopback(long nanos, InetSocketAddress baseline, PrintStream out)
+    private static void measureLoopback(RdmaBenchArguments a, InetSocketAddress baseline, PrintStream out)
             throws IOException, CliFailure, InterruptedException {
         LoopbackDevice device = new LoopbackDevice();
         try (Arena arena = Arena.ofShared(); LoopbackConnectionManager cm = new LoopbackConnectionManager(device)) {
             BenchTarget target = new BenchTarget(device, arena);
             SocketAddress addr = new InetSocketAddress("127.0.0.1", 1);
             cm.listen(addr, target::onEvent);
-            measure("loopback", device, cm, addr, nanos, baseline, out);
+            measure("loopback", device, cm, addr, a, baseline, out);
         } catch (RdmaException e) {
             throw new CliFailure(CliFailure.IO_ERROR, "rdma-bench: " + e.getMessage());
         }
     }
 
     private static void measure(String provider, RdmaDevice device, ConnectionManager cm, SocketAddress addr,
-                                long nanos, InetSocketAddress baseline, PrintStream out)
+                                RdmaBenchArguments a, InetSocketAddress baseline, PrintStream out)
             throws CliFailure, InterruptedException {
         boolean eventDriven = provider.equals("tcp");
         try (Arena arena = Arena.ofShared()) {
@@ -219,22 +221,25 @@ public final class RdmaBench {
             int rkey = pdata.getInt();
             RdmaThroughput polled = new RdmaThroughput(qp, waiter, local, remoteAddress, rkey);
             events.target(qp, local, remoteAddress, rkey);
-            for (WorkRequestOpcode op : List.of(WorkRequestOpcode.RDMA_WRITE, WorkRequestOpcode.RDMA_READ)) {
-                for (int size : SIZES) {
+            long nanos = TimeUnit.SECONDS.toNanos(a.seconds());
+            for (String opName : a.ops()) {
+                boolean write = opName.equals("write");
+                WorkRequestOpcode op = write ? WorkRequestOpcode.RDMA_WRITE : WorkRequestOpcode.RDMA_READ;
+                for (int size : a.sizes()) {
                     int depth = depth(size);
-                    boolean write = op == WorkRequestOpcode.RDMA_WRITE;
+                    int buffers = a.bufferPerRequest() ? depth : 1;
                     double[] base = new double[ROUNDS];
                     double[] bps = new double[ROUNDS];
                     long slice = nanos / ROUNDS;
                     for (int r = 0; r < ROUNDS; r++) {
                         // alternate the two so that both see the same load drift; report medians
-                        base[r] = baseline(baseline, write, size, slice);
+                        base[r] = baseline(baseline, write, size, buffers * size, slice);
                         if (eventDriven) {
-                            events.run(op, size, depth, WARM_UP_NANOS);
-                            bps[r] = events.run(op, size, depth, slice);
+                            events.run(op, size, depth, buffers, WARM_UP_NANOS);
+                            bps[r] = events.run(op, size, depth, buffers, slice);
                         } else {
-                            polled.run(op, size, depth, WARM_UP_NANOS);
-                            bps[r] = polled.run(op, size, depth, slice);
+                            polled.run(op, size, depth, buffers, WARM_UP_NANOS);
+                            bps[r] = polled.run(op, size, depth, buffers, slice);
                         }
                     }
                     out.println(line(provider, write, size, median(bps), median(base)));

@@ -35,8 +35,12 @@ final class RdmaThroughput {
         }
     }
 
-    /** Runs for {@code nanos}; returns bytes per second. */
-    double run(WorkRequestOpcode op, int size, int depth, long nanos) throws CliFailure, InterruptedException {
+    /**
+     * Runs for {@code nanos} with {@code depth} requests in flight over {@code buffers} slots of the
+     * regions; returns bytes per second.
+     */
+    double run(WorkRequestOpcode op, int size, int depth, int buffers, long nanos)
+            throws CliFailure, InterruptedException {
         long start = System.nanoTime();
         long end = start + nanos;
         long bytes = 0;
@@ -45,7 +49,7 @@ final class RdmaThroughput {
         while (true) {
             boolean more = System.nanoTime() < end;
             while (more && inFlight < depth) {
-                post(op, size, (int) (next++ % depth));
+                post(op, size, (int) (next++ % buffers));
                 inFlight++;
             }
             if (inFlight == 0) {

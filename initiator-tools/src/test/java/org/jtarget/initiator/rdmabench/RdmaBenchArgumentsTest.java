@@ -14,12 +14,25 @@ class RdmaBenchArgumentsTest {
         RdmaBenchArguments a = RdmaBenchArguments.parse(new String[] {"rdma-bench"});
         assertThat(a.seconds()).isEqualTo(2);
         assertThat(a.providers()).containsExactly("loopback", "tcp");
+        assertThat(a.ops()).containsExactly("write", "read");
+        assertThat(a.sizes()).containsExactly(4096, 65536, 1048576);
+        assertThat(a.bufferPerRequest()).isFalse();
     }
 
     @Test
     void readsSecondsAndProvider() throws CliFailure {
         RdmaBenchArguments a = RdmaBenchArguments.parse(new String[] {"rdma-bench", "--seconds=5", "--provider", "tcp"});
-        assertThat(a).isEqualTo(new RdmaBenchArguments(5, List.of("tcp")));
+        assertThat(a).isEqualTo(new RdmaBenchArguments(5, List.of("tcp"), List.of("write", "read"),
+                RdmaBenchArguments.DEFAULT_SIZES, false));
+    }
+
+    @Test
+    void narrowsToOneOperationAndSize() throws CliFailure {
+        RdmaBenchArguments a = RdmaBenchArguments.parse(new String[] {"rdma-bench", "--op", "read", "--size", "65536"});
+        assertThat(a.ops()).containsExactly("read");
+        assertThat(a.sizes()).containsExactly(65536);
+        assertThat(RdmaBenchArguments.parse(new String[] {"rdma-bench", "--buffers=per-request"}).bufferPerRequest())
+                .isTrue();
     }
 
     @Test
@@ -30,6 +43,12 @@ class RdmaBenchArgumentsTest {
                 .isInstanceOf(CliFailure.class);
         assertThatThrownBy(() -> RdmaBenchArguments.parse(new String[] {"rdma-bench", "--seconds", "0"}))
                 .isInstanceOf(CliFailure.class);
+        assertThatThrownBy(() -> RdmaBenchArguments.parse(new String[] {"rdma-bench", "--op", "send"}))
+                .isInstanceOf(CliFailure.class).hasMessageContaining("--op");
+        assertThatThrownBy(() -> RdmaBenchArguments.parse(new String[] {"rdma-bench", "--size", "8388608"}))
+                .isInstanceOf(CliFailure.class).hasMessageContaining("--size");
+        assertThatThrownBy(() -> RdmaBenchArguments.parse(new String[] {"rdma-bench", "--buffers", "two"}))
+                .isInstanceOf(CliFailure.class).hasMessageContaining("--buffers");
     }
 
     @Test

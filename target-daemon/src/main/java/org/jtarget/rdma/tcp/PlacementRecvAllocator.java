@@ -10,13 +10,15 @@ import io.netty.util.UncheckedBooleanSupplier;
 /**
  * Direct placement from the socket (the point of DDP): while the decoder is in the middle of a large
  * tagged payload, the next socket read goes straight into the destination region instead of a pool
- * buffer, so the payload is copied once, by the kernel. Otherwise reads use adaptive pool buffers
- * of up to 1 MiB.
+ * buffer, so the payload is copied once, by the kernel. After a large tagged payload the read that
+ * starts the next frame asks only for its header ({@link FrameDecoder#headerReadSize}), so that a
+ * large payload behind it is not pulled into a pool buffer. Otherwise reads use adaptive pool
+ * buffers of up to 1 MiB.
  */
 final class PlacementRecvAllocator implements RecvByteBufAllocator {
 
     private final FrameDecoder decoder;
-    private final AdaptiveRecvByteBufAllocator pooled = new AdaptiveRecvByteBufAllocator(4096, 64 * 1024, 1 << 20);
+    private final AdaptiveRecvByteBufAllocator pooled = TcpConnectionManager.receiveBuffers();
 
     PlacementRecvAllocator(FrameDecoder decoder) {
         this.decoder = decoder;
@@ -37,7 +39,11 @@ final class PlacementRecvAllocator implements RecvByteBufAllocator {
         @Override
         public ByteBuf allocate(ByteBufAllocator alloc) {
             ByteBuf direct = decoder.placementBuffer();
-            return direct != null ? direct : delegate.allocate(alloc);
+            if (direct != null) {
+                return direct;
+            }
+            int header = decoder.headerReadSize();
+            return header > 0 ? alloc.directBuffer(header, header) : delegate.allocate(alloc);
         }
 
         @Override

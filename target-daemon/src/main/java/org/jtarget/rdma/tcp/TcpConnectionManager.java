@@ -2,6 +2,7 @@ package org.jtarget.rdma.tcp;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -75,12 +76,19 @@ public final class TcpConnectionManager implements ConnectionManager {
                 && g.isIoType(EpollIoHandler.class);
     }
 
+    /** Socket reads per readiness event, as Netty's channels default to (an allocator made here starts at 1). */
+    private static final int READS_PER_EVENT = 16;
+
     /**
      * Socket reads of up to 1 MiB (Netty's default stops at 64 KiB): tagged payloads are placed
-     * straight from these buffers, so bigger reads mean fewer system calls per message.
+     * straight from these buffers, so bigger reads mean fewer system calls per message. Up to
+     * {@link #READS_PER_EVENT} reads per readiness event: with one, every read of a frame's header
+     * or payload would cost another epoll_wait (and a flush of the responses).
      */
-    private static io.netty.channel.RecvByteBufAllocator receiveBuffers() {
-        return new io.netty.channel.AdaptiveRecvByteBufAllocator(4096, 64 * 1024, 1 << 20);
+    static AdaptiveRecvByteBufAllocator receiveBuffers() {
+        AdaptiveRecvByteBufAllocator a = new AdaptiveRecvByteBufAllocator(4096, 64 * 1024, 1 << 20);
+        a.maxMessagesPerRead(READS_PER_EVENT);
+        return a;
     }
 
     TcpDevice device() {

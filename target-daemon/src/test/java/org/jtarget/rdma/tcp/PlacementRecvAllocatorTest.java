@@ -1,0 +1,66 @@
+package org.jtarget.rdma.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PlacementRecvAllocatorTest {
+
+    /** A sink that is never reached: the decoder only sizes reads here. */
+    private static final FrameSink UNUSED = new FrameSink() {
+        @Override public void frame(int opcode, int flags, int msn, io.netty.buffer.ByteBuf header, ByteBuf payload) { }
+        @Override public boolean beginTagged(int opcode, int flags, int msn, ByteBuf header, int payloadLength) {
+            return false;
+        }
+        @Override public void place(ByteBuf src, int n, long messageOffset) { }
+        @Override public ByteBuf placementTarget(long messageOffset, int max) { return null; }
+        @Override public void endTagged() { }
+        @Override public boolean blocked() { return false; }
+        @Override public void malformed(String why) { }
+    };
+
+    private static RecvByteBufAllocator.ExtendedHandle handle(EmbeddedChannel ch) {
+        RecvByteBufAllocator.ExtendedHandle h = (RecvByteBufAllocator.ExtendedHandle)
+                new PlacementRecvAllocator(new FrameDecoder(UNUSED, 1 << 20)).newHandle();
+        h.reset(ch.config());
+        return h;
+    }
+
+    private static void read(RecvByteBufAllocator.ExtendedHandle h, EmbeddedChannel ch, boolean fills) {
+        ByteBuf b = h.allocate(ch.alloc());
+        h.attemptedBytesRead(b.writableBytes());
+        h.lastBytesRead(fills ? b.writableBytes() : b.writableBytes() / 2);
+        h.incMessagesRead(1);
+        b.release();
+    }
+
+    /**
+     * A frame's header and payload come in separate reads: each read that fills its buffer must be
+     * followed by the next one in the same readiness event (a freshly made Netty allocator allows
+     * one, which cost an epoll_wait and a flush per read), up to Netty's usual 16.
+     */
+    @Test
+    void readsThatFillTheirBuffersContinueUpToSixteenPerEvent() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        RecvByteBufAllocator.ExtendedHandle h = handle(ch);
+        for (int i = 1; i < 16; i++) {
+            read(h, ch, true);
+            assertThat(h.continueReading()).as("after read %d", i).isTrue();
+        }
+        read(h, ch, true);
+        assertThat(h.continueReading()).isFalse();
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void aShortReadEndsTheEvent() {
+        EmbeddedChannel ch = new EmbeddedChannel();
+        RecvByteBufAllocator.ExtendedHandle h = handle(ch);
+        read(h, ch, false);
+        assertThat(h.continueReading()).isFalse();
+        ch.finishAndReleaseAll();
+    }
+}
