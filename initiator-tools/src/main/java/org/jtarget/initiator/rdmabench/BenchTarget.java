@@ -1,6 +1,6 @@
 package org.jtarget.initiator.rdmabench;
 
-import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import org.jtarget.rdma.AccessFlag;
@@ -28,11 +28,11 @@ final class BenchTarget {
     private final ProtectionDomain pd;
     private final MemoryRegion region;
 
-    BenchTarget(RdmaDevice device, Arena arena) throws RdmaException {
+    /** @param memory {@link #REGION_BYTES} of memory the device's policy accepts (pinned) */
+    BenchTarget(RdmaDevice device, MemorySegment memory) throws RdmaException {
         this.device = device;
         this.pd = device.allocateProtectionDomain();
-        this.region = pd.registerMemoryRegion(arena.allocate(REGION_BYTES, 4096),
-                EnumSet.allOf(AccessFlag.class));
+        this.region = pd.registerMemoryRegion(memory, EnumSet.allOf(AccessFlag.class));
     }
 
     /** The connection manager's listener callback. */

@@ -5,7 +5,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -36,7 +36,6 @@ import org.jtarget.rdma.cm.CmId;
 import org.jtarget.rdma.cm.ConnectionManager;
 import org.jtarget.rdma.loopback.LoopbackConnectionManager;
 import org.jtarget.rdma.loopback.LoopbackDevice;
-import org.jtarget.rdma.PinnedMemoryPolicy;
 import org.jtarget.rdma.tcp.TcpConnectionManager;
 import org.jtarget.rdma.tcp.TcpDevice;
 
@@ -174,10 +173,12 @@ public final class RdmaBench {
     private static void measureTcp(SocketAddress addr, RdmaBenchArguments a, InetSocketAddress baseline, PrintStream out)
             throws IOException, CliFailure, InterruptedException {
         EventLoopGroup group = TcpConnectionManager.newEventLoopGroup(1);
-        TcpDevice device = new TcpDevice("tcp0", TcpDevice.DEFAULT_ATTRIBUTES, PinnedMemoryPolicy.ANY_NATIVE, group,
-                new BufferPool(1).allocator());
-        try (TcpConnectionManager cm = new TcpConnectionManager(device)) {
-            measure("tcp", device, cm, addr, a, baseline, out);
+        try (BenchMemory memory = BenchMemory.map(1)) {
+            TcpDevice device = new TcpDevice("tcp0", TcpDevice.DEFAULT_ATTRIBUTES, memory.policy(), group,
+                    new BufferPool(1).allocator());
+            try (TcpConnectionManager cm = new TcpConnectionManager(device)) {
+                measure("tcp", device, cm, memory.region(0), addr, a, baseline, out);
+            }
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
@@ -185,30 +186,32 @@ public final class RdmaBench {
 
     private static void measureLoopback(RdmaBenchArguments a, InetSocketAddress baseline, PrintStream out)
             throws IOException, CliFailure, InterruptedException {
-        LoopbackDevice device = new LoopbackDevice();
-        try (Arena arena = Arena.ofShared(); LoopbackConnectionManager cm = new LoopbackConnectionManager(device)) {
-            BenchTarget target = new BenchTarget(device, arena);
-            SocketAddress addr = new InetSocketAddress("127.0.0.1", 1);
-            cm.listen(addr, target::onEvent);
-            measure("loopback", device, cm, addr, a, baseline, out);
+        try (BenchMemory memory = BenchMemory.map(2)) {
+            LoopbackDevice device = new LoopbackDevice("loopback0", LoopbackDevice.DEFAULT_ATTRIBUTES, memory.policy(),
+                    null);
+            try (LoopbackConnectionManager cm = new LoopbackConnectionManager(device)) {
+                BenchTarget target = new BenchTarget(device, memory.region(1));
+                SocketAddress addr = new InetSocketAddress("127.0.0.1", 1);
+                cm.listen(addr, target::onEvent);
+                measure("loopback", device, cm, memory.region(0), addr, a, baseline, out);
+            }
         } catch (RdmaException e) {
             throw new CliFailure(CliFailure.IO_ERROR, "rdma-bench: " + e.getMessage());
         }
     }
 
-    private static void measure(String provider, RdmaDevice device, ConnectionManager cm, SocketAddress addr,
-                                RdmaBenchArguments a, InetSocketAddress baseline, PrintStream out)
+    private static void measure(String provider, RdmaDevice device, ConnectionManager cm, MemorySegment memory,
+                                SocketAddress addr, RdmaBenchArguments a, InetSocketAddress baseline, PrintStream out)
             throws CliFailure, InterruptedException {
         boolean eventDriven = provider.equals("tcp");
-        try (Arena arena = Arena.ofShared()) {
+        try {
             ProtectionDomain pd = device.allocateProtectionDomain();
             CompletionWaiter waiter = new CompletionWaiter();
             EventDrivenThroughput events = new EventDrivenThroughput();
             CompletionQueue cq = device.createCompletionQueue(BenchTarget.DEPTH * 2, eventDriven ? events : waiter);
             QueuePair qp = device.createQueuePair(pd,
                     new QueuePairInitAttributes(cq, cq, BenchTarget.DEPTH, BenchTarget.DEPTH, 1, 1));
-            MemoryRegion local = pd.registerMemoryRegion(arena.allocate(BenchTarget.REGION_BYTES, 4096),
-                    EnumSet.allOf(AccessFlag.class));
+            MemoryRegion local = pd.registerMemoryRegion(memory, EnumSet.allOf(AccessFlag.class));
             BlockingQueue<CmEvent> cmEvents = new LinkedBlockingQueue<>();
             cm.connect(addr, qp, null, cmEvents::add);
             CmEvent e = cmEvents.poll(30, TimeUnit.SECONDS);

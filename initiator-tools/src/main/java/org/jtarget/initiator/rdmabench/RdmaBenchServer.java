@@ -2,11 +2,9 @@ package org.jtarget.initiator.rdmabench;
 
 import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import org.jtarget.buffer.BufferPool;
-import org.jtarget.rdma.PinnedMemoryPolicy;
 import org.jtarget.rdma.cm.CmListener;
 import org.jtarget.rdma.tcp.TcpConnectionManager;
 import org.jtarget.rdma.tcp.TcpDevice;
@@ -23,12 +21,13 @@ public final class RdmaBenchServer {
 
     public static void main(String[] args) throws Exception {
         EventLoopGroup group = TcpConnectionManager.newEventLoopGroup(1);
-        TcpDevice device = new TcpDevice("tcp0", TcpDevice.DEFAULT_ATTRIBUTES, PinnedMemoryPolicy.ANY_NATIVE, group,
+        BenchMemory memory = BenchMemory.map(1);
+        TcpDevice device = new TcpDevice("tcp0", TcpDevice.DEFAULT_ATTRIBUTES, memory.policy(), group,
                 new BufferPool(1).allocator());
-        try (Arena arena = Arena.ofShared();
+        try (memory;
              TcpConnectionManager cm = new TcpConnectionManager(device);
              ServerSocketChannel baseline = TcpBaseline.open()) {
-            BenchTarget target = new BenchTarget(device, arena);
+            BenchTarget target = new BenchTarget(device, memory.region(0));
             CmListener listener = cm.listen(new InetSocketAddress("127.0.0.1", 0), target::onEvent);
             TcpBaseline.serve(baseline);
             System.out.println("rdma-bench-server rdma=" + ((InetSocketAddress) listener.localAddress()).getPort()

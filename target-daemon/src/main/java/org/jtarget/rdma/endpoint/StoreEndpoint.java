@@ -18,7 +18,6 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,11 +42,6 @@ import java.util.concurrent.RejectedExecutionException;
 public final class StoreEndpoint implements RemoteAccessHandler, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StoreEndpoint.class);
-    /** Private data of an accepted connection: rkey (4), block size (4), length in bytes (8), big-endian. */
-    public static final int ACCEPT_RKEY_OFFSET = 0;
-    public static final int ACCEPT_BLOCK_SIZE_OFFSET = 4;
-    public static final int ACCEPT_LENGTH_OFFSET = 8;
-    public static final int ACCEPT_DATA_LENGTH = 16;
 
     private final ProtectionDomain pd;
     private final Backstore store;
@@ -152,21 +146,19 @@ public final class StoreEndpoint implements RemoteAccessHandler, AutoCloseable {
 
     /**
      * Answers a CONNECT_REQUEST for this endpoint: an allowed peer is admitted and accepted with the
-     * rkey, block size and length in the private data ({@code ACCEPT_*_OFFSET}); any other peer is
-     * rejected and never learns the rkey.
+     * rkey, block size and length in the private data ({@link EndpointHandshake#accept}); any other
+     * peer is rejected ({@link EndpointHandshake.Rejection#PEER_NOT_ALLOWED}) and never learns the rkey.
      *
      * @return whether the connection was accepted
      */
     public boolean accept(CmId request, QueuePair qp) throws RdmaException {
-        if (!admit(qp, peerIdentity(request.remoteAddress()))) {
-            request.reject(new byte[0]);
+        String peer = peerIdentity(request.remoteAddress());
+        if (!admit(qp, peer)) {
+            request.reject(EndpointHandshake.reject(EndpointHandshake.Rejection.PEER_NOT_ALLOWED, peer));
             return false;
         }
-        ByteBuffer data = ByteBuffer.allocate(ACCEPT_DATA_LENGTH);
-        data.putInt(ACCEPT_RKEY_OFFSET, rkey()).putInt(ACCEPT_BLOCK_SIZE_OFFSET, blockSize)
-                .putLong(ACCEPT_LENGTH_OFFSET, length);
         try {
-            request.accept(qp, data.array());
+            request.accept(qp, EndpointHandshake.accept(rkey(), blockSize, length));
         } catch (RdmaException e) {
             revoke(qp);
             throw e;

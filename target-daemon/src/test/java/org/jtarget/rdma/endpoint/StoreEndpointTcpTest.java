@@ -32,7 +32,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -106,7 +105,7 @@ class StoreEndpointTcpTest {
     }
 
     private static int rkeyOf(CmEvent established) {
-        return ByteBuffer.wrap(established.privateData()).getInt(StoreEndpoint.ACCEPT_RKEY_OFFSET);
+        return EndpointHandshake.accepted(established.privateData()).rkey();
     }
 
     private static WorkRequest op(WorkRequestOpcode opcode, long wrId, MemoryRegion mr, int localOffset, int length,
@@ -153,7 +152,7 @@ class StoreEndpointTcpTest {
         assertThat(est.type()).isEqualTo(CmEventType.ESTABLISHED);
         int rkey = rkeyOf(est);
         assertThat(rkey).isEqualTo(ep.rkey());
-        assertThat(ByteBuffer.wrap(est.privateData()).getLong(StoreEndpoint.ACCEPT_LENGTH_OFFSET)).isEqualTo(16L * BS);
+        assertThat(EndpointHandshake.accepted(est.privateData()).length()).isEqualTo(16L * BS);
         RdmaFixture.fill(local.segment().asSlice(0, 4 * BS), 3);
         byte[] data = local.segment().asSlice(0, 4 * BS).toArray(ValueLayout.JAVA_BYTE);
         // no fence: tcp answers store accesses of one queue pair in order, so the READ sees the WRITE
@@ -172,7 +171,10 @@ class StoreEndpointTcpTest {
                 io, pool.allocator());
         CmEvent e = connect(ep);
         assertThat(e.type()).isEqualTo(CmEventType.REJECTED);
-        assertThat(e.privateData()).isEmpty();
+        assertThat(EndpointHandshake.rejection(e.privateData()))
+                .isEqualTo(EndpointHandshake.Rejection.PEER_NOT_ALLOWED);
+        assertThat(EndpointHandshake.describeReject(e.privateData()))
+                .isEqualTo("rejected (peer not allowed): 127.0.0.1");
     }
 
     @Test
