@@ -28,7 +28,8 @@ import java.util.Set;
  */
 public final class ConfigLoader {
 
-    private static final Set<String> ROOT_KEYS = ConfigNode.keys("daemon", "portals", "backstores", "targets");
+    private static final Set<String> ROOT_KEYS = ConfigNode.keys("daemon", "portals", "backstores", "targets",
+            "rdma");
     private static final Set<String> DAEMON_KEYS = ConfigNode.keys("state-dir", "event-loop-threads",
             "io-threads-per-lun", "shutdown-timeout", "memory-limit", "sanitize-rate",
             "buffer-pool");
@@ -48,7 +49,8 @@ public final class ConfigLoader {
         List<BackstoreConfig> backstores = BackstoreReader.read(root, baseDir);
         checkMemoryLimit(source, daemon, backstores);
         List<TargetConfig> targets = TargetReader.read(root, portals, backstores);
-        return new JtargetConfig(file, daemon, portals, backstores, targets);
+        RdmaConfig rdma = RdmaReader.read(root, portals, backstores);
+        return new JtargetConfig(file, daemon, portals, backstores, targets, rdma);
     }
 
     private static ImmutableNode readTree(Path file, String source) throws ConfigException {

@@ -12,14 +12,21 @@ import java.util.List;
  * @param portals     where the daemon listens
  * @param backstores  the stores LUNs are backed by
  * @param targets     the iSCSI targets
+ * @param rdma        the RDMA store endpoints, or null for none
  */
 public record JtargetConfig(Path source, DaemonSettings daemon, List<PortalConfig> portals,
-                            List<BackstoreConfig> backstores, List<TargetConfig> targets) {
+                            List<BackstoreConfig> backstores, List<TargetConfig> targets, RdmaConfig rdma) {
 
     public JtargetConfig {
         portals = List.copyOf(portals);
         backstores = List.copyOf(backstores);
         targets = List.copyOf(targets);
+    }
+
+    /** Without RDMA store endpoints. */
+    public JtargetConfig(Path source, DaemonSettings daemon, List<PortalConfig> portals,
+                         List<BackstoreConfig> backstores, List<TargetConfig> targets) {
+        this(source, daemon, portals, backstores, targets, null);
     }
 
     /** The portal with this name, or null. */

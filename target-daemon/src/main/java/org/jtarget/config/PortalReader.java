@@ -49,15 +49,10 @@ final class PortalReader {
     private static PortalConfig readOne(ConfigNode node, int defaultTag) throws ConfigException {
         node.requireOnlyKeys(KEYS);
         String name = node.requireString("name");
-        String listen = node.requireString("listen");
-        int colon = listen.lastIndexOf(':');
-        if (colon <= 0) {
-            throw node.error("listen", "expected host:port, got '" + listen + "' (IPv6: \"[::]:3260\", quoted)");
-        }
-        String host = hostOf(node, listen.substring(0, colon));
-        int port = portOf(node, listen.substring(colon + 1));
+        ListenAddress listen = ListenAddress.read(node, "listen");
         int tag = node.integer("portal-group-tag", defaultTag, 1, 65535);
-        return new PortalConfig(name, host, port, tag, aluaState(node), node.bool("alua-preferred", false));
+        return new PortalConfig(name, listen.host(), listen.port(), tag, aluaState(node),
+                node.bool("alua-preferred", false));
     }
 
     private static AluaState aluaState(ConfigNode node) throws ConfigException {
@@ -86,48 +81,5 @@ final class PortalReader {
         if (first.aluaPreferred() != p.aluaPreferred()) {
             throw node.error("alua-preferred", "differs from " + tag + " (one target port group)");
         }
-    }
-
-    /** A literal IPv4 or bracketed IPv6 address; host names are refused (no DNS at startup). */
-    private static String hostOf(ConfigNode node, String host) throws ConfigException {
-        if (host.startsWith("[") && host.endsWith("]")) {
-            String v6 = host.substring(1, host.length() - 1);
-            if (v6.matches("[0-9A-Fa-f:.]+") && v6.contains(":") && validV6(v6)) {
-                return v6;
-            }
-        } else if (host.matches("\\d{1,3}(\\.\\d{1,3}){3}") && validV4(host)) {
-            return host;
-        }
-        throw node.error("listen", "bad address '" + host
-                + "' (use an IPv4 literal such as 0.0.0.0 or a bracketed IPv6 literal such as [::])");
-    }
-
-    private static boolean validV4(String host) {
-        for (String part : host.split("\\.")) {
-            if (Integer.parseInt(part) > 255) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** A string with a colon is parsed as an IPv6 literal, never looked up in DNS. */
-    private static boolean validV6(String literal) {
-        try {
-            return java.net.InetAddress.getByName(literal) instanceof java.net.Inet6Address
-                    || literal.startsWith("::ffff:");
-        } catch (java.net.UnknownHostException e) {
-            return false;
-        }
-    }
-
-    private static int portOf(ConfigNode node, String text) throws ConfigException {
-        if (text.matches("\\d{1,5}")) {
-            int port = Integer.parseInt(text);
-            if (port >= 1 && port <= 65535) {
-                return port;
-            }
-        }
-        throw node.error("listen", "bad port '" + text + "' (1..65535)");
     }
 }

@@ -46,7 +46,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The daemon as configured: stores → SCSI cores (one per target) → the iSCSI/TCP fabric on its
- * portals. Wiring only; every layer does its own work. Start order is bottom-up so that a portal
+ * portals, and the RDMA store endpoints of the {@code rdma:} section. Wiring only; every layer does its own work. Start order is bottom-up so that a portal
  * only accepts connections once everything behind it exists; stop is top-down so that no command
  * can reach a closed store.
  */
@@ -67,6 +67,8 @@ public final class TargetRuntime implements DaemonRuntime {
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private IscsiTcpFabric fabric;
+    /** The {@code rdma:} store endpoints, or null when the config has none. */
+    private RdmaEndpointRuntime rdma;
     /** Every LU of every target: EXTENDED COPY may copy between targets (SPC-4 6.4). */
     private LogicalUnitRegistry registry;
     private MediumWatch mediumWatch;
@@ -95,6 +97,9 @@ public final class TargetRuntime implements DaemonRuntime {
                 ConnectionSettings.defaults().withQueueDepths(queueDepths()));
         for (int i = 0; i < config.portals().size(); i++) {
             bind(i, config.portals().get(i));
+        }
+        if (config.rdma() != null) {
+            rdma = RdmaEndpointRuntime.start(config, stores, pool, workerGroup, ioExecutors);
         }
         LOG.info("jtargetd ready: {} target(s), {} portal(s)", targets.size(), config.portals().size());
     }
@@ -225,6 +230,10 @@ public final class TargetRuntime implements DaemonRuntime {
         if (mediumWatch != null) {
             mediumWatch.close();
             mediumWatch = null;
+        }
+        if (rdma != null) {
+            rdma.close();
+            rdma = null;
         }
         if (fabric != null) {
             fabric.close(remaining(deadline));

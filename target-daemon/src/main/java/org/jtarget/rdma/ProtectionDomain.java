@@ -42,8 +42,8 @@ public final class ProtectionDomain {
 
     /**
      * Registers a handler-backed region of {@code length} bytes (a store endpoint): zero-based, only
-     * its rkey is valid, and remote accesses go to {@code handler} on providers that support it
-     * (loopback); others refuse them with REM_ACCESS_ERR.
+     * its rkey is valid, and the provider hands remote accesses to {@code handler} (loopback and tcp
+     * both do).
      *
      * @throws RdmaException EINVAL for a length below 1, no handler, or LOCAL_WRITE (nothing local uses it)
      */

@@ -133,7 +133,7 @@ class ConfigLoaderTest {
 
     @Test
     void unknownTopLevelKey() {
-        assertError(PORTALS + "targetz: []\n", "targetz: unknown key (expected one of: daemon, portals, backstores, targets)");
+        assertError(PORTALS + "targetz: []\n", "targetz: unknown key (expected one of: daemon, portals, backstores, targets, rdma)");
     }
 
     @Test

@@ -2,18 +2,17 @@ package org.jtarget.rdma.endpoint;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.EventLoopGroup;
 import org.jtarget.backstore.memory.MemoryBackstore;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.rdma.CompletionQueue;
 import org.jtarget.rdma.MemoryRegion;
-import org.jtarget.rdma.PinnedMemoryPolicy;
 import org.jtarget.rdma.ProtectionDomain;
 import org.jtarget.rdma.QueuePair;
 import org.jtarget.rdma.QueuePairInitAttributes;
 import org.jtarget.rdma.RdmaFixture;
+import org.jtarget.rdma.TcpProviderFixture;
 import org.jtarget.rdma.WorkCompletion;
 import org.jtarget.rdma.WorkCompletionStatus;
 import org.jtarget.rdma.WorkRequest;
@@ -37,7 +36,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -52,14 +50,13 @@ class StoreEndpointTcpTest {
 
     private static final int BS = 512;
 
-    private final EventLoopGroup group = TcpConnectionManager.newEventLoopGroup(2);
-    private final BufferPool pool = new BufferPool(2);
-    private final TcpDevice device = new TcpDevice("tcp0", TcpDevice.DEFAULT_ATTRIBUTES, PinnedMemoryPolicy.ANY_NATIVE,
-            group, pool.allocator());
-    private final TcpConnectionManager cm = new TcpConnectionManager(device);
+    private final TcpProviderFixture tcp = new TcpProviderFixture(2);
+    private final BufferPool pool = tcp.pool;
+    private final TcpDevice device = tcp.device;
+    private final TcpConnectionManager cm = tcp.cm;
     private final ProtectionDomain pd = device.allocateProtectionDomain();
-    private final Arena arena = Arena.ofShared();
-    private final ExecutorService io = Executors.newFixedThreadPool(2);
+    private final Arena arena = tcp.arena;
+    private final ExecutorService io = tcp.io;
     private final BlockingQueue<CmEvent> clientEvents = new LinkedBlockingQueue<>();
     private MemoryBackstore store;
     private CompletionQueue cqA;
@@ -79,11 +76,7 @@ class StoreEndpointTcpTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        cm.close();
-        device.close();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        io.shutdownNow();
-        arena.close();
+        tcp.close();
         store.close();
     }
 
