@@ -24,7 +24,17 @@ public final class HeadroomRecvByteBufAllocator implements RecvByteBufAllocator 
      */
     public static final int HEADROOM = 16 * 1024;
 
+    /**
+     * Reads per readiness event, as Netty's channels default to: an allocator made by hand allows
+     * only one, which costs an epoll_wait per read when a large Data-Out spans many reads.
+     */
+    static final int READS_PER_EVENT = 16;
+
     private final AdaptiveRecvByteBufAllocator sizing = new AdaptiveRecvByteBufAllocator();
+
+    public HeadroomRecvByteBufAllocator() {
+        sizing.maxMessagesPerRead(READS_PER_EVENT);
+    }
 
     @Override
     public Handle newHandle() {

@@ -23,4 +23,21 @@ class HeadroomRecvByteBufAllocatorTest {
             buf.release();
         }
     }
+
+    @Test
+    void readsThatFillTheirBuffersContinueUpToSixteenPerEvent() {
+        io.netty.channel.embedded.EmbeddedChannel ch = new io.netty.channel.embedded.EmbeddedChannel();
+        RecvByteBufAllocator.ExtendedHandle h = (RecvByteBufAllocator.ExtendedHandle)
+                new HeadroomRecvByteBufAllocator().newHandle();
+        h.reset(ch.config());
+        for (int i = 1; i <= HeadroomRecvByteBufAllocator.READS_PER_EVENT; i++) {
+            ByteBuf b = h.allocate(ByteBufAllocator.DEFAULT);
+            h.attemptedBytesRead(b.writableBytes());
+            h.lastBytesRead(b.writableBytes());
+            h.incMessagesRead(1);
+            b.release();
+            assertThat(h.continueReading()).as("after read %d", i).isEqualTo(i < HeadroomRecvByteBufAllocator.READS_PER_EVENT);
+        }
+        ch.finishAndReleaseAll();
+    }
 }
