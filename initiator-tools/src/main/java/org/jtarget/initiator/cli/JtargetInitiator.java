@@ -66,10 +66,18 @@ public final class JtargetInitiator {
         switch (a.command()) {
             case DISCOVER -> Commands.discover(s, out);
             case INQUIRY -> Commands.inquiry(s, a, out);
-            case READCAP -> Commands.readcap(s, out);
-            case READ -> Commands.read(s, a, out);
-            case WRITE -> Commands.write(s, a, out);
-            case VERIFY -> Commands.verify(s, a, out);
+            default -> transfer(new IscsiBlockDevice(s, a.fua()), a, out);
+        }
+    }
+
+    /** The commands that work on any {@link BlockDevice}. */
+    private static void transfer(BlockDevice d, CliArguments a, PrintStream out) throws IOException, CliFailure {
+        switch (a.command()) {
+            case READCAP -> Commands.readcap(d, out);
+            case READ -> Commands.read(d, a, out);
+            case WRITE -> Commands.write(d, a, out);
+            case VERIFY -> Commands.verify(d, a, out);
+            default -> throw new IllegalArgumentException(a.command().word() + " needs an iSCSI session");
         }
     }
 }
