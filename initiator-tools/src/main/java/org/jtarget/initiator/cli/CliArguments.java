@@ -8,22 +8,28 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
 /**
  * A parsed command line: {@code COMMAND URL [OPTIONS]}, options in any order after the command,
- * as {@code --name value} or {@code --name=value}.
+ * as {@code --name value} or {@code --name=value}. The URL is an iSCSI one, or for readcap, read,
+ * write and verify an RDMA store endpoint's, which takes none of the iSCSI-only options.
  *
+ * @param url     the iSCSI URL, or null when the URL is an rdma:// one
+ * @param rdmaUrl the store endpoint's URL, or null when the URL is an iscsi:// one
  * @param vpdPage the VPD page of {@code inquiry --vpd}, or -1 for standard INQUIRY data
  * @param lba     first block of read/write/verify (-1 when not given)
  * @param blocks  block count of read/write/verify (-1 when not given)
  * @param out     file for {@code read --out}, or null for a hex dump on stdout
  * @param in      file for {@code write/verify --in}, or null
  * @param pattern the {@code --pattern} text, or null
+ * @param initiatorName our IQN, or null with an rdma:// URL
  */
-public record CliArguments(Command command, IscsiUrl url, int vpdPage, long lba, long blocks, Path out, Path in,
-                           String pattern, boolean fua, String initiatorName, boolean digests, Duration timeout) {
+public record CliArguments(Command command, IscsiUrl url, RdmaUrl rdmaUrl, int vpdPage, long lba, long blocks,
+                           Path out, Path in, String pattern, boolean fua, String initiatorName, boolean digests,
+                           Duration timeout) {
 
     /** Our IQN prefix; the host name is appended (RFC 7143 4.2.7.2: iqn.yyyy-mm.reversed-domain[:unique]). */
     public static final String INITIATOR_NAME_PREFIX = "iqn.2026-11.org.jtarget:initiator:";
@@ -31,6 +37,8 @@ public record CliArguments(Command command, IscsiUrl url, int vpdPage, long lba,
     public static final String USAGE = "usage: jtarget-initiator discover|inquiry|readcap|read|write|verify URL"
             + " [--vpd PAGE] [--lba N --blocks N] [--out FILE] [--in FILE | --pattern BYTE|random:SEED] [--fua]"
             + " [--initiator-name IQN] [--digests] [--timeout SECONDS]\n"
+            + "       jtarget-initiator readcap|read|write|verify rdma://HOST[:PORT]/ENDPOINT [--lba N --blocks N]"
+            + " [--out FILE] [--in FILE | --pattern BYTE|random:SEED] [--timeout SECONDS]\n"
             + "       jtarget-initiator crashcheck write --url URL --journal FILE [--seconds N] [--mode fua|sync|none]"
             + " [--lba N] [--blocks N]\n"
             + "       jtarget-initiator crashcheck verify --url URL --journal FILE\n"
@@ -59,6 +67,8 @@ public record CliArguments(Command command, IscsiUrl url, int vpdPage, long lba,
 
     /** The options that take no value. */
     private static final Set<String> FLAGS = Set.of("--fua", "--digests");
+    /** Options that mean something to iSCSI only, refused with an rdma:// URL (in this order). */
+    private static final List<String> ISCSI_ONLY_OPTIONS = List.of("--fua", "--digests", "--initiator-name");
 
     /** {@link #INITIATOR_NAME_PREFIX} plus this machine's host name, lower case. */
     public static String defaultInitiatorName() {
@@ -136,11 +146,34 @@ public record CliArguments(Command command, IscsiUrl url, int vpdPage, long lba,
             if (url == null) {
                 throw CliFailure.usage(command.word() + " needs a URL");
             }
+            if (url.startsWith(RdmaUrl.SCHEME)) {
+                RdmaUrl endpoint = storeEndpoint();
+                checkTransferOptions();
+                return new CliArguments(command, null, endpoint, vpdPage, lba, blocks, out, in, pattern, false, null,
+                        false, timeout);
+            }
+            if (!url.startsWith(IscsiUrl.SCHEME) && command.onStoreEndpoints()) {
+                throw UrlAuthority.bad(url, "must start with " + IscsiUrl.SCHEME + " or " + RdmaUrl.SCHEME);
+            }
             IscsiUrl parsed = IscsiUrl.parse(url, command == Command.DISCOVER);
             checkTransferOptions();
             String name = initiatorName != null ? initiatorName : defaultInitiatorName();
-            return new CliArguments(command, parsed, vpdPage, lba, blocks, out, in, pattern, fua, name, digests,
+            return new CliArguments(command, parsed, null, vpdPage, lba, blocks, out, in, pattern, fua, name, digests,
                     timeout);
+        }
+
+        /** The rdma:// URL of a command that works on store endpoints, given none of the iSCSI-only options. */
+        private RdmaUrl storeEndpoint() throws CliFailure {
+            if (!command.onStoreEndpoints()) {
+                throw CliFailure.usage(command.word() + " needs an iscsi:// URL (an rdma:// store endpoint answers"
+                        + " readcap, read, write and verify)");
+            }
+            for (String option : ISCSI_ONLY_OPTIONS) {
+                if (seen.contains(option)) {
+                    throw CliFailure.usage("option " + option + " is not valid with an rdma:// URL");
+                }
+            }
+            return RdmaUrl.parse(url);
         }
 
         private void checkTransferOptions() throws CliFailure {

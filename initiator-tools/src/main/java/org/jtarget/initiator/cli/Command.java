@@ -3,22 +3,32 @@ package org.jtarget.initiator.cli;
 import java.util.Locale;
 import java.util.Set;
 
-/** The CLI's commands, each with the options it accepts beyond the common ones. */
+/**
+ * The CLI's commands, each with the options it accepts beyond the common ones, and whether it works
+ * on an RDMA store endpoint ({@code rdma://}) as well as on an iSCSI logical unit.
+ */
 public enum Command {
-    DISCOVER(Set.of()),
-    INQUIRY(Set.of("--vpd")),
-    READCAP(Set.of()),
-    READ(Set.of("--lba", "--blocks", "--out")),
-    WRITE(Set.of("--lba", "--blocks", "--in", "--pattern", "--fua")),
-    VERIFY(Set.of("--lba", "--blocks", "--in", "--pattern"));
+    DISCOVER(Set.of(), false),
+    INQUIRY(Set.of("--vpd"), false),
+    READCAP(Set.of(), true),
+    READ(Set.of("--lba", "--blocks", "--out"), true),
+    WRITE(Set.of("--lba", "--blocks", "--in", "--pattern", "--fua"), true),
+    VERIFY(Set.of("--lba", "--blocks", "--in", "--pattern"), true);
 
     /** Options every command accepts. */
     public static final Set<String> COMMON_OPTIONS = Set.of("--initiator-name", "--digests", "--timeout");
 
     private final Set<String> options;
+    private final boolean onStoreEndpoints;
 
-    Command(Set<String> options) {
+    Command(Set<String> options, boolean onStoreEndpoints) {
         this.options = options;
+        this.onStoreEndpoints = onStoreEndpoints;
+    }
+
+    /** Whether the command takes an {@code rdma://} store endpoint URL too (it moves blocks, nothing SCSI). */
+    public boolean onStoreEndpoints() {
+        return onStoreEndpoints;
     }
 
     /** Whether {@code option} (e.g. {@code --lba}) is valid for this command. */

@@ -4,11 +4,15 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
+import java.util.Arrays;
 import java.util.List;
 import org.jtarget.initiator.raw.ScsiCdbs;
 import org.jtarget.initiator.raw.ScsiResult;
 
-/** The CLI commands, each on an open {@link InitiatorSession}, printing to {@code out}. */
+/**
+ * The CLI commands, printing to {@code out}: discover and inquiry on an open {@link InitiatorSession},
+ * readcap, read, write and verify on any {@link BlockDevice}.
+ */
 final class Commands {
 
     private static final int INQUIRY_ALLOCATION = 255;
@@ -54,52 +58,45 @@ final class Commands {
         return Capacity.decode10(d);
     }
 
-    static void readcap(InitiatorSession s, PrintStream out) throws IOException, CliFailure {
-        out.print(capacity(s).describe());
+    static void readcap(BlockDevice d, PrintStream out) throws IOException, CliFailure {
+        out.print(d.capacity().describe());
     }
 
     /** Reads chunk by chunk into {@code --out}, or hex-dumps to stdout (addresses relative to --lba). */
-    static void read(InitiatorSession s, CliArguments a, PrintStream out) throws IOException, CliFailure {
-        int blockSize = capacity(s).blockSize();
+    static void read(BlockDevice d, CliArguments a, PrintStream out) throws IOException, CliFailure {
+        d.capacity(); // before --out is created: a target that cannot tell its capacity leaves no file behind
         try (OutputStream file = a.out() == null ? null : Files.newOutputStream(a.out())) {
-            for (Chunk c : Chunk.split(a.lba(), a.blocks(), blockSize, Chunk.MAX_CHUNK_BYTES)) {
-                byte[] d = readChunk(s, c, blockSize);
+            d.read(a.lba(), a.blocks(), (c, data) -> {
                 if (file != null) {
-                    file.write(d);
+                    file.write(data);
                 } else {
-                    out.print(HexDump.format(d, 0, d.length, c.offset()));
+                    out.print(HexDump.format(data, 0, data.length, c.offset()));
                 }
-            }
+            });
         }
     }
 
-    static void write(InitiatorSession s, CliArguments a, PrintStream out) throws IOException, CliFailure {
-        int blockSize = capacity(s).blockSize();
+    static void write(BlockDevice d, CliArguments a, PrintStream out) throws IOException, CliFailure {
+        int blockSize = d.capacity().blockSize();
         try (FileSource file = a.in() == null ? null : new FileSource(a.in())) {
-            DataSource source = file != null ? file : a.dataPattern();
-            for (Chunk c : Chunk.split(a.lba(), a.blocks(), blockSize, Chunk.MAX_CHUNK_BYTES)) {
-                byte[] d = new byte[c.bytes(blockSize)];
-                source.next(d, d.length);
-                s.dataOut(ScsiCdbs.write16(c.lba(), c.blocks(), a.fua()), d, "WRITE (16) at LBA " + c.lba());
-            }
+            d.write(a.lba(), a.blocks(), file != null ? file : a.dataPattern());
         }
         out.println("wrote " + a.blocks() + " blocks (" + a.blocks() * blockSize + " bytes) at LBA " + a.lba());
     }
 
     /** Reads and compares on the client; the first differing byte is exit 1. */
-    static void verify(InitiatorSession s, CliArguments a, PrintStream out) throws IOException, CliFailure {
-        int blockSize = capacity(s).blockSize();
+    static void verify(BlockDevice d, CliArguments a, PrintStream out) throws IOException, CliFailure {
+        int blockSize = d.capacity().blockSize();
         try (FileSource file = a.in() == null ? null : new FileSource(a.in())) {
             DataSource source = file != null ? file : a.dataPattern();
-            for (Chunk c : Chunk.split(a.lba(), a.blocks(), blockSize, Chunk.MAX_CHUNK_BYTES)) {
-                byte[] actual = readChunk(s, c, blockSize);
+            d.read(a.lba(), a.blocks(), (c, actual) -> {
                 byte[] expected = new byte[actual.length];
                 source.next(expected, expected.length);
-                int i = java.util.Arrays.mismatch(actual, expected);
+                int i = Arrays.mismatch(actual, expected);
                 if (i >= 0) {
                     throw miscompare(c, i, blockSize, expected[i], actual[i]);
                 }
-            }
+            });
         }
         out.println("verify ok: " + a.blocks() + " blocks at LBA " + a.lba());
     }
@@ -109,15 +106,5 @@ final class Commands {
         return new CliFailure(CliFailure.MISCOMPARE, String.format(
                 "miscompare at byte offset %d (LBA %d, byte %d): expected 0x%02x, read 0x%02x", offset,
                 c.lba() + i / blockSize, i % blockSize, expected & 0xff, actual & 0xff));
-    }
-
-    private static byte[] readChunk(InitiatorSession s, Chunk c, int blockSize) throws IOException, CliFailure {
-        int length = c.bytes(blockSize);
-        byte[] d = s.dataIn(ScsiCdbs.read16(c.lba(), c.blocks()), length, "READ (16) at LBA " + c.lba());
-        if (d.length != length) {
-            throw new CliFailure(CliFailure.IO_ERROR, "READ (16) at LBA " + c.lba() + " returned " + d.length
-                    + " of " + length + " bytes");
-        }
-        return d;
     }
 }

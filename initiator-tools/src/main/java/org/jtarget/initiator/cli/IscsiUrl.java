@@ -1,5 +1,7 @@
 package org.jtarget.initiator.cli;
 
+import static org.jtarget.initiator.cli.UrlAuthority.bad;
+
 /**
  * An iSCSI URL in libiscsi's form: {@code iscsi://[user%secret@]host[:port]/target-iqn/lun} for
  * a logical unit, {@code iscsi://[user%secret@]host[:port]} for discovery. The port defaults to
@@ -14,7 +16,7 @@ public record IscsiUrl(String user, String secret, String host, int port, String
 
     /** RFC 7143 (IANA): iSCSI's well-known TCP port. */
     public static final int DEFAULT_PORT = 3260;
-    private static final String SCHEME = "iscsi://";
+    public static final String SCHEME = "iscsi://";
     private static final int MAX_LUN = 16383; // SAM-5 4.7.3 flat/peripheral addressing limit we support
 
     /** Parses a URL; {@code discovery} selects the portal-only form. */
@@ -39,15 +41,14 @@ public record IscsiUrl(String user, String secret, String host, int port, String
             user = cred.substring(0, pct); // libiscsi does not percent-decode: the first '%' splits
             secret = cred.substring(pct + 1);
         }
-        String[] hostPort = hostAndPort(url, authority);
-        int port = parsePort(url, hostPort[1]);
+        UrlAuthority hostPort = UrlAuthority.parse(url, authority, DEFAULT_PORT);
         if (discovery) {
             if (!path.isEmpty()) {
                 throw bad(url, "discovery takes iscsi://host[:port] without a target");
             }
-            return new IscsiUrl(user, secret, hostPort[0], port, null, -1);
+            return new IscsiUrl(user, secret, hostPort.host(), hostPort.port(), null, -1);
         }
-        return withTarget(url, user, secret, hostPort[0], port, path);
+        return withTarget(url, user, secret, hostPort.host(), hostPort.port(), path);
     }
 
     private static IscsiUrl withTarget(String url, String user, String secret, String host, int port, String path)
@@ -72,52 +73,6 @@ public record IscsiUrl(String user, String secret, String host, int port, String
         return new IscsiUrl(user, secret, host, port, target, lun);
     }
 
-    private static String[] hostAndPort(String url, String authority) throws CliFailure {
-        String host;
-        String port = null;
-        if (authority.startsWith("[")) {
-            int close = authority.indexOf(']');
-            if (close < 0) {
-                throw bad(url, "unclosed '[' in the host");
-            }
-            host = authority.substring(1, close);
-            String after = authority.substring(close + 1);
-            if (!after.isEmpty()) {
-                if (!after.startsWith(":")) {
-                    throw bad(url, "unexpected text after the host");
-                }
-                port = after.substring(1);
-            }
-        } else {
-            int colon = authority.indexOf(':');
-            host = colon < 0 ? authority : authority.substring(0, colon);
-            port = colon < 0 ? null : authority.substring(colon + 1);
-        }
-        if (host.isEmpty()) {
-            throw bad(url, "the host is missing");
-        }
-        return new String[] {host, port};
-    }
-
-    private static int parsePort(String url, String port) throws CliFailure {
-        if (port == null) {
-            return DEFAULT_PORT;
-        }
-        try {
-            int p = Integer.parseInt(port);
-            if (p >= 1 && p <= 65535) {
-                return p;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw bad(url, "the port must be 1..65535");
-    }
-
-    private static CliFailure bad(String url, String why) {
-        return CliFailure.usage("bad URL '" + url + "': " + why);
-    }
-
     /** Whether the URL carries CHAP credentials. */
     public boolean hasCredentials() {
         return user != null;
@@ -126,7 +81,6 @@ public record IscsiUrl(String user, String secret, String host, int port, String
     @Override
     public String toString() {
         String cred = user == null ? "" : user + "%***@";
-        String h = host.contains(":") ? "[" + host + "]" : host;
-        return "iscsi://" + cred + h + ":" + port + (target == null ? "" : "/" + target + "/" + lun);
+        return SCHEME + cred + new UrlAuthority(host, port) + (target == null ? "" : "/" + target + "/" + lun);
     }
 }

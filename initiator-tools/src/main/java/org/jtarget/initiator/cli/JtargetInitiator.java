@@ -13,6 +13,18 @@ import org.jtarget.initiator.rdmabench.RdmaBench;
  * 4 SCSI CHECK CONDITION, 5 connection, I/O or protocol error (also a connection lost during
  * {@code crashcheck write}).
  *
+ * <p>{@code readcap}, {@code read}, {@code write} and {@code verify} also take
+ * {@code rdma://HOST[:PORT]/ENDPOINT} (port 4791 by default): a store endpoint of the daemon's RDMA
+ * listener over the emulated tcp provider, read and written one-sided with RDMA READ/WRITE
+ * ({@link org.jtarget.initiator.rdma.StoreEndpointClient}), with the same options, output and exit
+ * codes: 3 when nothing listens, the host is unreachable or the endpoint rejects the connection
+ * (unknown endpoint, peer not allowed; the reason is printed), 4 when the endpoint refuses an access
+ * (REM_ACCESS_ERR: a write to a read-only endpoint), 5 on a store I/O error at the target
+ * (REM_OP_ERR), a lost connection or a timeout. A range past the endpoint's end is a usage error
+ * (2), checked before anything moves. {@code --fua}, {@code --digests} and {@code --initiator-name}
+ * mean nothing there and are usage errors, as are {@code discover} and {@code inquiry};
+ * {@code --timeout} bounds the connection and each completion.
+ *
  * <p>{@code crashcheck write|verify} ({@link Crashcheck}) has its own {@code --url} form of
  * command line and shares the exit codes, as does {@code bench} ({@link Bench}, a load generator:
  * 4 when a command ended in CHECK CONDITION, 5 when a connection was lost). {@code rdma-bench}
@@ -42,8 +54,14 @@ public final class JtargetInitiator {
                 RdmaBench.run(args, out);
             } else {
                 CliArguments a = CliArguments.parse(args);
-                try (InitiatorSession s = InitiatorSession.open(a)) {
-                    dispatch(s, a, out);
+                if (a.rdmaUrl() != null) {
+                    try (RdmaBlockDevice d = RdmaBlockDevice.open(a.rdmaUrl(), a.timeout(), err)) {
+                        transfer(d, a, out);
+                    }
+                } else {
+                    try (InitiatorSession s = InitiatorSession.open(a)) {
+                        dispatch(s, a, out);
+                    }
                 }
             }
             out.flush();
@@ -66,10 +84,18 @@ public final class JtargetInitiator {
         switch (a.command()) {
             case DISCOVER -> Commands.discover(s, out);
             case INQUIRY -> Commands.inquiry(s, a, out);
-            case READCAP -> Commands.readcap(s, out);
-            case READ -> Commands.read(s, a, out);
-            case WRITE -> Commands.write(s, a, out);
-            case VERIFY -> Commands.verify(s, a, out);
+            default -> transfer(new IscsiBlockDevice(s, a.fua()), a, out);
+        }
+    }
+
+    /** The commands that work on any {@link BlockDevice} ({@link Command#onStoreEndpoints()}). */
+    private static void transfer(BlockDevice d, CliArguments a, PrintStream out) throws IOException, CliFailure {
+        switch (a.command()) {
+            case READCAP -> Commands.readcap(d, out);
+            case READ -> Commands.read(d, a, out);
+            case WRITE -> Commands.write(d, a, out);
+            case VERIFY -> Commands.verify(d, a, out);
+            default -> throw new IllegalArgumentException(a.command().word() + " needs an iSCSI session");
         }
     }
 }

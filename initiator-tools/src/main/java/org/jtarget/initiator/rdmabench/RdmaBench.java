@@ -21,6 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.initiator.cli.CliFailure;
+import org.jtarget.initiator.rdma.CompletionWaiter;
 import org.jtarget.rdma.AccessFlag;
 import org.jtarget.rdma.CompletionQueue;
 import org.jtarget.rdma.MemoryRegion;

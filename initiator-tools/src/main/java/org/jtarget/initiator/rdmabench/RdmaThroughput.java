@@ -1,6 +1,7 @@
 package org.jtarget.initiator.rdmabench;
 
 import org.jtarget.initiator.cli.CliFailure;
+import org.jtarget.initiator.rdma.CompletionWaiter;
 import org.jtarget.rdma.Errno;
 import org.jtarget.rdma.MemoryRegion;
 import org.jtarget.rdma.QueuePair;

@@ -8,6 +8,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.DuplexChannel;
 import org.jtarget.rdma.AccessFlag;
 import org.jtarget.rdma.Errno;
 import org.jtarget.rdma.InboundPayload;
@@ -53,6 +54,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     private static final long RNR_TIMER_MICROS = 1000;
     /** Acknowledge at least every this many placed bytes (see {@link #acknowledge}). */
     private static final int ACK_EVERY_BYTES = 256 * 1024;
+    /** How long a connection terminated by a NAK waits for the requester to close it. */
+    private static final long TERMINATE_LINGER_SECONDS = 5;
 
     private enum Phase { NEW, REQUESTED, CONNECTING, ESTABLISHED, CLOSED }
 
@@ -71,6 +74,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     private int ackMsn;
     private boolean flushPending;
     private int unackedBytes;
+    /** A NAK is on its way and the connection half-closes ({@link #terminate}); no hard close meanwhile. */
+    private boolean terminating;
     private ByteBuf heldPayload;
     private int heldMsn;
     private int heldFlags;
@@ -174,8 +179,13 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         }
     }
 
+    /** Closes the connection (its queue pair went to ERROR), unless a NAK is terminating it already. */
     void closeLater() {
-        channel.eventLoop().execute(channel::close);
+        channel.eventLoop().execute(() -> {
+            if (!terminating) {
+                channel.close();
+            }
+        });
     }
 
     // ---- channel events --------------------------------------------------------------------------
@@ -555,11 +565,31 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     /** The responder refused request {@code msn}: NAK it and terminate the connection. */
     private void respondError(int msn, WorkCompletionStatus status) {
+        terminating = true; // before the queue pair's ERROR asks for a close (closeLater)
         flushResponses();
         qp.responderFailed();
         ByteBuf f = TcpRdmaFrame.header(alloc, TcpRdmaFrame.NAK, 0, msn, 0).writeInt(status.ordinal());
-        channel.writeAndFlush(f).addListener(ChannelFutureListener.CLOSE);
+        channel.writeAndFlush(f).addListener(sent -> terminate());
         decoder.abort();
+    }
+
+    /**
+     * Ends the connection after a NAK by half-closing it, not closing it: the refused request's
+     * payload may still be unread in our socket, and a close with unread data resets the connection
+     * (RST), which can destroy the NAK before the requester has read it (it then saw a lost
+     * connection, not the refusal). The requester closes on the NAK; until then the aborted decoder
+     * discards what still arrives. A requester that does not close is cut off after a while.
+     */
+    private void terminate() {
+        if (!(channel instanceof DuplexChannel duplex) || !channel.isActive()) {
+            channel.close();
+            return;
+        }
+        channel.config().setAutoRead(true); // drain, even if a store access had paused reading
+        duplex.shutdownOutput();
+        channel.eventLoop().schedule(() -> {
+            channel.close();
+        }, TERMINATE_LINGER_SECONDS, TimeUnit.SECONDS);
     }
 
     // ---- tagged placement ------------------------------------------------------------------------

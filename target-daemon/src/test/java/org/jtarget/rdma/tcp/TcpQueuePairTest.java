@@ -119,6 +119,20 @@ class TcpQueuePairTest {
     }
 
     @Test
+    void aLargeWriteRefusedBeforeItsPayloadIsReadStillReportsTheAccessError() throws Exception {
+        MemoryRegion ro = f.pd.registerMemoryRegion(dst.segment(), EnumSet.of(AccessFlag.REMOTE_READ));
+        // the responder refuses on the header, with most of the 1 MiB payload still unread in its
+        // socket: closing then would reset the connection and could destroy the NAK on its way
+        for (int i = 0; i < 10; i++) {
+            TcpFixture.Pair pair = f.new Pair(4);
+            pair.a.postSend(rdma(WorkRequestOpcode.RDMA_WRITE, 1, src, 0, 1 << 20, ro.address(), ro.rkey()));
+            assertThat(await(pair.cqA, 1).get(0).status).as("attempt " + i)
+                    .isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+            TcpFixture.next(f.serverEvents, CmEventType.DISCONNECTED); // the requester closed on the NAK
+        }
+    }
+
+    @Test
     void aReadBeyondTheRegionIsARemoteAccessError() throws Exception {
         p.a.postSend(rdma(WorkRequestOpcode.RDMA_READ, 1, src, 0, 64, dst.address() + (2 << 20) - 10, dst.rkey()));
         assertThat(await(p.cqA, 1).get(0).status).isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
