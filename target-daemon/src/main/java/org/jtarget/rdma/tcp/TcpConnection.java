@@ -504,7 +504,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
             storeBusy = true;
             flushResponses();
             mr.remoteAccessHandler().read(qp, mr.offsetOf(address, length), length, (st, data) ->
-                    channel.eventLoop().execute(() -> storeReadDone(msn, mr, length, st, data)));
+                    onEventLoop(() -> storeReadDone(msn, mr, length, st, data), mr, data));
             return;
         }
         ByteBuf h = TcpRdmaFrame.header(alloc, TcpRdmaFrame.READ_RESPONSE, 0, msn, length);
@@ -734,7 +734,23 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         storeData = null;
         storeBusy = true;
         mr.remoteAccessHandler().write(qp, storeOffset, data, (st, ignored) ->
-                channel.eventLoop().execute(() -> storeWriteDone(msn, mr, length, st)));
+                onEventLoop(() -> storeWriteDone(msn, mr, length, st), mr, null));
+    }
+
+    /**
+     * Hands a store access's completion (from the store's I/O thread) to the event loop. If the loop
+     * has stopped (the process is shutting down, the connection is long gone), the region and the
+     * data are let go here instead.
+     */
+    private void onEventLoop(Runnable completion, MemoryRegion mr, ByteBuf data) {
+        try {
+            channel.eventLoop().execute(completion);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            mr.release();
+            if (data != null) {
+                data.release();
+            }
+        }
     }
 
     private void storeWriteDone(int msn, MemoryRegion mr, int length, WorkCompletionStatus status) {

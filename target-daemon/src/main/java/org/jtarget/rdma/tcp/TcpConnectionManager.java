@@ -178,7 +178,9 @@ public final class TcpConnectionManager implements ConnectionManager {
         ChannelFuture f = b.connect(address);
         f.awaitUninterruptibly();
         if (!f.isSuccess() || holder[0] == null) {
-            throw new RdmaException(Errno.EINVAL, "cannot connect to " + address + ": " + f.cause());
+            Throwable cause = f.cause();
+            throw new RdmaException(Errno.EINVAL, "cannot connect to " + address + ": "
+                    + (cause == null ? "the connection closed" : cause.getMessage()));
         }
         return holder[0];
     }
