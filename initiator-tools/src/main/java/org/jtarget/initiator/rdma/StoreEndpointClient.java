@@ -43,12 +43,12 @@ public final class StoreEndpointClient implements AutoCloseable {
     public static final int REQUEST_BYTES = 256 << 10;
     private static final int MAX_IN_FLIGHT = STAGING_BYTES / REQUEST_BYTES;
 
-    private final TcpClientStack stack;
+    private final TcpProviderStack stack;
     private final CmId connection;
     private final EndpointHandshake.Accepted endpoint;
     private final TransferWindow window;
 
-    private StoreEndpointClient(TcpClientStack stack, CmId connection, EndpointHandshake.Accepted endpoint,
+    private StoreEndpointClient(TcpProviderStack stack, CmId connection, EndpointHandshake.Accepted endpoint,
                                 TransferWindow window) {
         this.stack = stack;
         this.connection = connection;
@@ -72,7 +72,7 @@ public final class StoreEndpointClient implements AutoCloseable {
         if (address.isUnresolved()) {
             throw notConnected("unknown host " + host);
         }
-        TcpClientStack stack = TcpClientStack.open(STAGING_BYTES);
+        TcpProviderStack stack = TcpProviderStack.open(STAGING_BYTES);
         try {
             TcpDevice device = stack.device();
             ProtectionDomain pd = device.allocateProtectionDomain();

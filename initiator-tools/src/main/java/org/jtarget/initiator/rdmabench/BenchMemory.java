@@ -22,11 +22,16 @@ final class BenchMemory implements AutoCloseable {
     /** Maps and pins {@code regions} regions. */
     static BenchMemory map(int regions) throws IOException {
         PinnableMemory memory = PinnableMemory.map((long) regions * BenchTarget.REGION_BYTES);
+        sayIfUnpinned(memory);
+        return new BenchMemory(memory);
+    }
+
+    /** One line on stderr when {@code memory} could not be pinned (the bench measures anyway). */
+    static void sayIfUnpinned(PinnableMemory memory) {
         if (memory.unpinnedNote() != null) {
             System.err.println("rdma-bench: " + memory.unpinnedNote()
                     + ": measuring with unpinned memory; run as root or raise ulimit -l to pin it");
         }
-        return new BenchMemory(memory);
     }
 
     /** What the device may register: inside the pinned arena (or any native memory if unpinned). */

@@ -1,6 +1,5 @@
 package org.jtarget.initiator.rdmabench;
 
-import io.netty.channel.EventLoopGroup;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -19,9 +18,9 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.jtarget.buffer.BufferPool;
 import org.jtarget.initiator.cli.CliFailure;
 import org.jtarget.initiator.rdma.CompletionWaiter;
+import org.jtarget.initiator.rdma.TcpProviderStack;
 import org.jtarget.rdma.AccessFlag;
 import org.jtarget.rdma.CompletionQueue;
 import org.jtarget.rdma.MemoryRegion;
@@ -37,8 +36,6 @@ import org.jtarget.rdma.cm.CmId;
 import org.jtarget.rdma.cm.ConnectionManager;
 import org.jtarget.rdma.loopback.LoopbackConnectionManager;
 import org.jtarget.rdma.loopback.LoopbackDevice;
-import org.jtarget.rdma.tcp.TcpConnectionManager;
-import org.jtarget.rdma.tcp.TcpDevice;
 
 /**
  * Entry point of {@code jtarget-initiator rdma-bench [--seconds N] [--provider loopback|tcp|all]
@@ -173,15 +170,10 @@ public final class RdmaBench {
 
     private static void measureTcp(SocketAddress addr, RdmaBenchArguments a, InetSocketAddress baseline, PrintStream out)
             throws IOException, CliFailure, InterruptedException {
-        EventLoopGroup group = TcpConnectionManager.newEventLoopGroup(1);
-        try (BenchMemory memory = BenchMemory.map(1)) {
-            TcpDevice device = new TcpDevice("tcp0", TcpDevice.DEFAULT_ATTRIBUTES, memory.policy(), group,
-                    new BufferPool(1).allocator());
-            try (TcpConnectionManager cm = new TcpConnectionManager(device)) {
-                measure("tcp", device, cm, memory.region(0), addr, a, baseline, out);
-            }
-        } finally {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        try (TcpProviderStack stack = TcpProviderStack.open(BenchTarget.REGION_BYTES)) {
+            BenchMemory.sayIfUnpinned(stack.memory());
+            measure("tcp", stack.device(), stack.connectionManager(), stack.memory().segment(), addr, a, baseline,
+                    out);
         }
     }
 

@@ -1,13 +1,10 @@
 package org.jtarget.initiator.rdmabench;
 
-import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
-import org.jtarget.buffer.BufferPool;
+import org.jtarget.initiator.rdma.TcpProviderStack;
 import org.jtarget.rdma.cm.CmListener;
-import org.jtarget.rdma.tcp.TcpConnectionManager;
-import org.jtarget.rdma.tcp.TcpDevice;
 
 /**
  * The second process of {@code rdma-bench}: a tcp-provider listener with a {@link BenchTarget} and a
@@ -20,22 +17,17 @@ public final class RdmaBenchServer {
     }
 
     public static void main(String[] args) throws Exception {
-        EventLoopGroup group = TcpConnectionManager.newEventLoopGroup(1);
-        BenchMemory memory = BenchMemory.map(1);
-        TcpDevice device = new TcpDevice("tcp0", TcpDevice.DEFAULT_ATTRIBUTES, memory.policy(), group,
-                new BufferPool(1).allocator());
-        try (memory;
-             TcpConnectionManager cm = new TcpConnectionManager(device);
+        try (TcpProviderStack stack = TcpProviderStack.open(BenchTarget.REGION_BYTES);
              ServerSocketChannel baseline = TcpBaseline.open()) {
-            BenchTarget target = new BenchTarget(device, memory.region(0));
-            CmListener listener = cm.listen(new InetSocketAddress("127.0.0.1", 0), target::onEvent);
+            BenchMemory.sayIfUnpinned(stack.memory());
+            BenchTarget target = new BenchTarget(stack.device(), stack.memory().segment());
+            CmListener listener = stack.connectionManager().listen(new InetSocketAddress("127.0.0.1", 0),
+                    target::onEvent);
             TcpBaseline.serve(baseline);
             System.out.println("rdma-bench-server rdma=" + ((InetSocketAddress) listener.localAddress()).getPort()
                     + " tcp=" + ((InetSocketAddress) baseline.getLocalAddress()).getPort());
             System.out.flush();
             waitForEndOfInput();
-        } finally {
-            group.shutdownGracefully();
         }
     }
 

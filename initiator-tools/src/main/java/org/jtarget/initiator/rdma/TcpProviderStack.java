@@ -8,12 +8,13 @@ import org.jtarget.rdma.tcp.TcpConnectionManager;
 import org.jtarget.rdma.tcp.TcpDevice;
 
 /**
- * What one client of the tcp provider owns: an event loop, registrable memory, the device and its
- * connection manager. {@link #close()} takes them down in the order that keeps memory safe.
+ * What one process's use of the tcp provider owns (the store-endpoint client, both sides of
+ * rdma-bench): an event loop, registrable memory, the device and its connection manager.
+ * {@link #close()} takes them down in the order that keeps memory safe.
  */
-final class TcpClientStack implements AutoCloseable {
+public final class TcpProviderStack implements AutoCloseable {
 
-    /** One event loop: a client has one connection. */
+    /** One event loop: each user has one connection. */
     private static final int EVENT_LOOPS = 1;
 
     private final EventLoopGroup group;
@@ -22,35 +23,35 @@ final class TcpClientStack implements AutoCloseable {
     private final TcpDevice device;
     private final TcpConnectionManager cm;
 
-    private TcpClientStack(EventLoopGroup group, BufferPool pool, PinnableMemory memory) {
+    private TcpProviderStack(EventLoopGroup group, BufferPool pool, PinnableMemory memory) {
         this.group = group;
         this.pool = pool;
         this.memory = memory;
-        this.device = new TcpDevice("tcp-client", TcpDevice.DEFAULT_ATTRIBUTES, memory.policy(), group,
+        this.device = new TcpDevice("tcp0", TcpDevice.DEFAULT_ATTRIBUTES, memory.policy(), group,
                 pool.allocator());
         this.cm = new TcpConnectionManager(device);
     }
 
     /** Starts the event loop and maps {@code memoryBytes} of registrable memory. */
-    static TcpClientStack open(long memoryBytes) throws IOException {
+    public static TcpProviderStack open(long memoryBytes) throws IOException {
         EventLoopGroup group = TcpConnectionManager.newEventLoopGroup(EVENT_LOOPS);
         try {
-            return new TcpClientStack(group, new BufferPool(EVENT_LOOPS), PinnableMemory.map(memoryBytes));
+            return new TcpProviderStack(group, new BufferPool(EVENT_LOOPS), PinnableMemory.map(memoryBytes));
         } catch (IOException | RuntimeException e) {
             stop(group);
             throw e;
         }
     }
 
-    TcpDevice device() {
+    public TcpDevice device() {
         return device;
     }
 
-    TcpConnectionManager connectionManager() {
+    public TcpConnectionManager connectionManager() {
         return cm;
     }
 
-    PinnableMemory memory() {
+    public PinnableMemory memory() {
         return memory;
     }
 
