@@ -21,6 +21,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import org.jtarget.buffer.ReceiveSizing;
 import org.jtarget.rdma.Errno;
 import org.jtarget.rdma.QueuePair;
 import org.jtarget.rdma.QueuePairState;
@@ -76,19 +77,14 @@ public final class TcpConnectionManager implements ConnectionManager {
                 && g.isIoType(EpollIoHandler.class);
     }
 
-    /** Socket reads per readiness event, as Netty's channels default to (an allocator made here starts at 1). */
-    private static final int READS_PER_EVENT = 16;
-
     /**
      * Socket reads of up to 1 MiB (Netty's default stops at 64 KiB): tagged payloads are placed
-     * straight from these buffers, so bigger reads mean fewer system calls per message. Up to
-     * {@link #READS_PER_EVENT} reads per readiness event: with one, every read of a frame's header
-     * or payload would cost another epoll_wait (and a flush of the responses).
+     * straight from these buffers, so bigger reads mean fewer system calls per message. Netty's
+     * usual reads per readiness event ({@link ReceiveSizing}): with one, every read of a frame's
+     * header or payload would cost another epoll_wait (and a flush of the responses).
      */
     static AdaptiveRecvByteBufAllocator receiveBuffers() {
-        AdaptiveRecvByteBufAllocator a = new AdaptiveRecvByteBufAllocator(4096, 64 * 1024, 1 << 20);
-        a.maxMessagesPerRead(READS_PER_EVENT);
-        return a;
+        return ReceiveSizing.adaptive(4096, 64 * 1024, 1 << 20);
     }
 
     TcpDevice device() {

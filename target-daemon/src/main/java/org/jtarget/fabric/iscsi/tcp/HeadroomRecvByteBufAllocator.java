@@ -6,6 +6,7 @@ import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
+import org.jtarget.buffer.ReceiveSizing;
 
 /**
  * Netty's adaptive receive-buffer sizing, with {@link #HEADROOM} free bytes in front of every
@@ -24,17 +25,8 @@ public final class HeadroomRecvByteBufAllocator implements RecvByteBufAllocator 
      */
     public static final int HEADROOM = 16 * 1024;
 
-    /**
-     * Reads per readiness event, as Netty's channels default to: an allocator made by hand allows
-     * only one, which costs an epoll_wait per read when a large Data-Out spans many reads.
-     */
-    static final int READS_PER_EVENT = 16;
-
-    private final AdaptiveRecvByteBufAllocator sizing = new AdaptiveRecvByteBufAllocator();
-
-    public HeadroomRecvByteBufAllocator() {
-        sizing.maxMessagesPerRead(READS_PER_EVENT);
-    }
+    /** Netty's sizing, with its usual reads per event: a large Data-Out spans many reads. */
+    private final AdaptiveRecvByteBufAllocator sizing = ReceiveSizing.adaptive();
 
     @Override
     public Handle newHandle() {

@@ -30,13 +30,13 @@ class HeadroomRecvByteBufAllocatorTest {
         RecvByteBufAllocator.ExtendedHandle h = (RecvByteBufAllocator.ExtendedHandle)
                 new HeadroomRecvByteBufAllocator().newHandle();
         h.reset(ch.config());
-        for (int i = 1; i <= HeadroomRecvByteBufAllocator.READS_PER_EVENT; i++) {
+        for (int i = 1; i <= org.jtarget.buffer.ReceiveSizing.READS_PER_EVENT; i++) {
             ByteBuf b = h.allocate(ByteBufAllocator.DEFAULT);
             h.attemptedBytesRead(b.writableBytes());
             h.lastBytesRead(b.writableBytes());
             h.incMessagesRead(1);
             b.release();
-            assertThat(h.continueReading()).as("after read %d", i).isEqualTo(i < HeadroomRecvByteBufAllocator.READS_PER_EVENT);
+            assertThat(h.continueReading()).as("after read %d", i).isEqualTo(i < org.jtarget.buffer.ReceiveSizing.READS_PER_EVENT);
         }
         ch.finishAndReleaseAll();
     }
