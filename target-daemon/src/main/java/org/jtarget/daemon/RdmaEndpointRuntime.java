@@ -83,19 +83,16 @@ final class RdmaEndpointRuntime implements AutoCloseable {
     private void register(JtargetConfig config, int index, RdmaConfig.EndpointConfig e, Backstore store,
                           BufferPool pool, LunIoExecutors io) throws ConfigException {
         String key = "rdma.endpoints[" + index + "]";
-        long storeBlocks = store.info().blockCount();
-        long blocks = e.blockCount() == 0 ? storeBlocks - e.firstBlock() : e.blockCount();
-        if (e.firstBlock() >= storeBlocks || blocks > storeBlocks - e.firstBlock()) {
-            throw new ConfigException(config.source().toString(),
-                    key + (e.firstBlock() >= storeBlocks ? ".first-block" : ".block-count"),
-                    "blocks " + e.firstBlock() + " + " + blocks + " are past the end of backstore '" + store.name()
-                            + "' (" + storeBlocks + " blocks)");
-        }
         StoreEndpointSettings settings = new StoreEndpointSettings(e.readOnly(), new HashSet<>(e.allowedPeers()),
                 e.firstBlock(), e.blockCount(), e.writeThrough());
         try {
             endpoints.put(e.name(), StoreEndpoint.register(pd, store, settings, io.forLun("rdma-" + e.name()),
                     pool.allocator()));
+        } catch (IllegalArgumentException ex) {
+            // the range lies outside the store, whose size may be known only now that it is open
+            boolean firstPastEnd = e.firstBlock() >= store.info().blockCount();
+            throw new ConfigException(config.source().toString(),
+                    key + (firstPastEnd ? ".first-block" : ".block-count"), ex.getMessage(), ex);
         } catch (RdmaException ex) {
             throw new ConfigException(config.source().toString(), key, "cannot expose it: " + ex.getMessage(), ex);
         }
@@ -105,9 +102,8 @@ final class RdmaEndpointRuntime implements AutoCloseable {
         try {
             cm.listen(new InetSocketAddress(rdma.host(), rdma.port()), new EndpointListener(device, pd, endpoints));
         } catch (RdmaException e) {
-            String address = rdma.host().contains(":") ? "[" + rdma.host() + "]:" + rdma.port()
-                    : rdma.host() + ":" + rdma.port();
-            throw new ConfigException(config.source().toString(), "rdma.listen", address + ": " + e.getMessage(), e);
+            throw new ConfigException(config.source().toString(), "rdma.listen",
+                    TargetRuntime.hostPort(rdma.host(), rdma.port()) + ": " + e.getMessage(), e);
         }
     }
 

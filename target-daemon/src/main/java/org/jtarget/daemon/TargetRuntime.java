@@ -213,8 +213,7 @@ public final class TargetRuntime implements DaemonRuntime {
     /** A portal that cannot bind is an operator problem: a one-line error naming its key. */
     private void bind(int index, PortalConfig portal) throws ConfigException {
         String key = "portals[" + index + "].listen";
-        String address = portal.host().contains(":") ? "[" + portal.host() + "]:" + portal.port()
-                : portal.host() + ":" + portal.port();
+        String address = hostPort(portal.host(), portal.port());
         try {
             fabric.bind(portalDefinition(portal));
         } catch (BindException e) {
@@ -222,6 +221,11 @@ public final class TargetRuntime implements DaemonRuntime {
         } catch (IOException e) {
             throw new ConfigException(config.source().toString(), key, address + ": " + e, e);
         }
+    }
+
+    /** {@code host:port} as the config writes it: an IPv6 literal in brackets. */
+    static String hostPort(String host, int port) {
+        return host.contains(":") ? "[" + host + "]:" + port : host + ":" + port;
     }
 
     @Override

@@ -2,6 +2,8 @@ package org.jtarget.daemon;
 
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.ConfigLoader;
+import org.jtarget.config.JtargetConfig;
+import org.jtarget.config.RdmaConfig;
 import org.jtarget.rdma.CompletionQueue;
 import org.jtarget.rdma.MemoryRegion;
 import org.jtarget.rdma.ProtectionDomain;
@@ -30,6 +32,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +45,23 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * provider on the configured address, with the configured rules, and go away when the daemon stops.
  */
 class RdmaEndpointRuntimeTest {
+
+    /** A portal, a 1 MiB memory store behind LUN 0, and an rdma section: ports and endpoints to fill in. */
+    private static final String CONFIG = """
+                daemon: { buffer-pool: { pinned-size: 0 } }
+                portals:
+                  - { name: default, listen: "127.0.0.1:%d" }
+                backstores:
+                  - { name: ram0, type: memory, size: 1MiB }
+                targets:
+                  - iqn: iqn.2026-11.org.jtarget:rdma
+                    portals: [default]
+                    acl: ["*"]
+                    luns: [ { lun: 0, backstore: ram0 } ]
+                rdma:
+                  listen: "127.0.0.1:%d"
+                  endpoints:
+                %s""";
 
     @TempDir
     Path dir;
@@ -67,21 +87,7 @@ class RdmaEndpointRuntimeTest {
     }
 
     private TargetRuntime start(int rdmaPort, String endpoints) throws Exception {
-        Path file = Files.writeString(dir.resolve("jtarget.yaml"), """
-                daemon: { buffer-pool: { pinned-size: 0 } }
-                portals:
-                  - { name: default, listen: "127.0.0.1:%d" }
-                backstores:
-                  - { name: ram0, type: memory, size: 1MiB }
-                targets:
-                  - iqn: iqn.2026-11.org.jtarget:rdma
-                    portals: [default]
-                    acl: ["*"]
-                    luns: [ { lun: 0, backstore: ram0 } ]
-                rdma:
-                  listen: "127.0.0.1:%d"
-                  endpoints:
-                %s""".formatted(freePort(), rdmaPort, endpoints));
+        Path file = Files.writeString(dir.resolve("jtarget.yaml"), CONFIG.formatted(freePort(), rdmaPort, endpoints));
         runtime = new TargetRuntime(ConfigLoader.load(file));
         runtime.start();
         return runtime;
@@ -164,6 +170,34 @@ class RdmaEndpointRuntimeTest {
         assertThat(transfer(c, WorkRequestOpcode.RDMA_READ, region(512, 0), 0, 512))
                 .isNotEqualTo(WorkCompletionStatus.SUCCESS);
         assertThatThrownBy(() -> connect(port, "e")).isInstanceOf(RdmaException.class);
+    }
+
+    /**
+     * A block device without {@code size} is sized only when it is opened, so the config reader
+     * cannot check an endpoint's range on it: the runtime does, naming the key. (Here a config with
+     * such a range is built directly, as the reader would have let it through.)
+     */
+    @Test
+    void aRangePastTheEndOfAStoreKnownOnlyWhenOpenedIsAConfigErrorNamingTheKey() throws Exception {
+        int port = freePort();
+        Path file = Files.writeString(dir.resolve("jtarget.yaml"), CONFIG.formatted(freePort(), port,
+                "    - { name: e, backstore: ram0, allowed-peers: [127.0.0.1] }\n"));
+        JtargetConfig loaded = ConfigLoader.load(file);
+        // ram0: 1 MiB of 512-byte blocks = 2048 blocks
+        for (long[] range : new long[][] {{2048, 0}, {2000, 49}}) {
+            RdmaConfig rdma = new RdmaConfig("127.0.0.1", port, List.of(new RdmaConfig.EndpointConfig("e", "ram0",
+                    range[0], range[1], false, true, List.of("127.0.0.1"))));
+            TargetRuntime r = new TargetRuntime(new JtargetConfig(loaded.source(), loaded.daemon(), loaded.portals(),
+                    loaded.backstores(), loaded.targets(), rdma));
+            try {
+                String key = range[1] == 0 ? "first-block" : "block-count";
+                assertThatThrownBy(r::start).isInstanceOf(ConfigException.class)
+                        .hasMessageContaining("rdma.endpoints[0]." + key)
+                        .hasMessageContaining("outside store ram0 of 2048 blocks");
+            } finally {
+                r.stop(Duration.ofSeconds(5));
+            }
+        }
     }
 
     @Test
