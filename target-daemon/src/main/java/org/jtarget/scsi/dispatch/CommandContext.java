@@ -197,6 +197,25 @@ public final class CommandContext implements Runnable {
         return SenseReason.INVALID_FIELD_IN_CDB;
     }
 
+    /**
+     * Declares the data-out of a command that writes or compares whole logical blocks:
+     * {@code bytes} is what its CDB's transfer length implies. When the initiator's expected data
+     * transfer length is shorter (SPDTL > EDTL), the command is refused before any data moves:
+     * processing only the part that fits would answer GOOD for blocks that were never written
+     * or compared, and a length ending inside a block cannot be written at all. FCP-4 9.4.2
+     * allows exactly this choice (b): no data transferred, ILLEGAL REQUEST / INVALID FIELD IN
+     * COMMAND INFORMATION UNIT; the fabric still reports the overflow residual (RFC 7143
+     * 11.4.5.2) because the data-out length stays set. A longer EDTL (underflow) is not an error:
+     * the fabric transfers what the CDB asks for and reports the underflow.
+     *
+     * @return null, or the refusal to return from the parser
+     */
+    public SenseReason blockDataOut(int bytes) {
+        cmd.dataOutLength(bytes);
+        return cmd.expectedDataTransferLength() < bytes
+                ? SenseReason.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT : null;
+    }
+
     /** Rejects with INVALID FIELD IN PARAMETER LIST pointing at {@code byteIndex}. */
     public SenseReason invalidParameterField(int byteIndex, int bit) {
         fieldPointer = byteIndex;

@@ -42,20 +42,17 @@ public final class SbcOrWrite implements CommandHandler {
         ctx.lba(lba);
         ctx.blocks((int) blocks);
         ctx.fua((cdb[FLAGS_OFFSET] & FUA) != 0);
-        if (blocks > 0) {
-            ctx.cmd().dataOutLength((int) blocks * ctx.lu().blockSize());
-        }
-        return null;
+        return blocks > 0 ? ctx.blockDataOut((int) blocks * ctx.lu().blockSize()) : null;
     }
 
     @Override
     public void execute(CommandContext ctx) throws IOException {
         ByteBuf data = ctx.cmd().dataOut();
-        int bytes = SbcReadWrite.wholeBlockBytes(ctx, data);
-        if (bytes == 0) {
+        LogicalUnit lu = ctx.lu();
+        int bytes = ctx.blocks() * lu.blockSize();
+        if (bytes == 0 || !SbcReadWrite.dataOutArrived(ctx, data == null ? 0 : data.readableBytes())) {
             return;
         }
-        LogicalUnit lu = ctx.lu();
         ByteBuf medium = ctx.cmd().alloc().directBuffer(bytes);
         try {
             lu.store().read(ctx.lba(), bytes / lu.blockSize(), medium);

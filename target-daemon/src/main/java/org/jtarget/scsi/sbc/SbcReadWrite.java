@@ -84,8 +84,7 @@ public final class SbcReadWrite implements CommandHandler {
         }
         ctx.lba(lba);
         ctx.blocks((int) blocks);
-        prepareData(ctx);
-        return null;
+        return prepareData(ctx);
     }
 
     private SenseReason parseFlags(CommandContext ctx, byte flags) {
@@ -110,18 +109,19 @@ public final class SbcReadWrite implements CommandHandler {
         return null;
     }
 
-    private void prepareData(CommandContext ctx) {
+    private SenseReason prepareData(CommandContext ctx) {
         ScsiCommand cmd = ctx.cmd();
         int bytes = ctx.blocks() * ctx.lu().blockSize();
         if (bytes == 0) {
-            return; // SBC-4: TRANSFER LENGTH 0 means no blocks, not an error
+            return null; // SBC-4: TRANSFER LENGTH 0 means no blocks, not an error
         }
         if (kind == Kind.READ) {
             // reads return the CDB's full length; the fabric trims to the EDTL and sets residuals
+            // (a shorter buffer loses nothing: the initiator gets what it made room for)
             cmd.dataIn(ctx.lu().ioBuffer(cmd, bytes));
-        } else if (kind != Kind.VERIFY || ctx.mode() == 1) {
-            cmd.dataOutLength(bytes);
+            return null;
         }
+        return kind != Kind.VERIFY || ctx.mode() == 1 ? ctx.blockDataOut(bytes) : null;
     }
 
     /** A READ of blocks the store has in memory (a file store's page cache) needs no I/O thread. */
@@ -142,39 +142,48 @@ public final class SbcReadWrite implements CommandHandler {
             case VERIFY -> executeVerify(ctx);
             case WRITE_AND_VERIFY -> {
                 // SBC-4 5.40: write, then verify the medium; BYTCHK 1 also compares with the data-out
-                executeWrite(ctx);
-                executeVerify(ctx);
+                if (executeWrite(ctx)) {
+                    executeVerify(ctx);
+                }
             }
         }
     }
 
-    private static void executeWrite(CommandContext ctx) throws IOException {
+    /** @return false if the command failed (nothing written) */
+    private static boolean executeWrite(CommandContext ctx) throws IOException {
         LogicalUnit lu = ctx.lu();
         ScatterList data = ctx.cmd().dataOutSegments();
-        int whole = data == null ? 0 : wholeBlockBytes(ctx, data.readableBytes());
-        if (whole == 0) {
-            return;
+        int bytes = ctx.blocks() * lu.blockSize();
+        if (!dataOutArrived(ctx, data == null ? 0 : data.readableBytes())) {
+            return false;
         }
         // SBC-4 6.5.5: with WCE=0 every write must reach the medium before status, like FUA
         boolean fua = ctx.fua() || !lu.modes().writeCacheEnabled();
-        lu.store().write(ctx.lba(), data, whole, fua); // the segments as received: no view, no copy
+        lu.store().write(ctx.lba(), data, bytes, fua); // the segments as received: no view, no copy
+        return true;
     }
 
-    /** Bytes of whole blocks that arrived: min(arrived, CDB length), rounded down to blocks. */
-    static int wholeBlockBytes(CommandContext ctx, ByteBuf data) {
-        return data == null ? 0 : wholeBlockBytes(ctx, data.readableBytes());
-    }
-
-    private static int wholeBlockBytes(CommandContext ctx, int arrived) {
-        int bs = ctx.lu().blockSize();
-        int n = Math.min(arrived, ctx.blocks() * bs);
-        return n - n % bs;
+    /**
+     * True if all the data-out the CDB implies arrived; otherwise fails the command with nothing
+     * written. The parser refused a shorter expected data transfer length
+     * ({@link CommandContext#blockDataOut}), so a shortfall here means the transfer ended early:
+     * a GOOD status must never cover blocks that were not written or compared.
+     */
+    static boolean dataOutArrived(CommandContext ctx, int arrived) {
+        if (arrived >= ctx.blocks() * ctx.lu().blockSize()) {
+            return true;
+        }
+        ctx.fail(SenseReason.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT);
+        return false;
     }
 
     private static void executeVerify(CommandContext ctx) throws IOException {
         LogicalUnit lu = ctx.lu();
         ByteBuf data = ctx.cmd().dataOut();
-        int compareBytes = ctx.mode() == 1 ? wholeBlockBytes(ctx, data) : 0;
+        if (ctx.mode() == 1 && !dataOutArrived(ctx, data == null ? 0 : data.readableBytes())) {
+            return;
+        }
+        int compareBytes = ctx.mode() == 1 ? ctx.blocks() * lu.blockSize() : 0;
         int bs = lu.blockSize();
         int chunkBlocks = Math.max(1, VERIFY_CHUNK_BYTES / bs);
         ByteBuf buf = lu.ioBuffer(ctx.cmd(), Math.min(ctx.blocks(), chunkBlocks) * bs);

@@ -126,11 +126,10 @@ class SbcReadWriteTest {
     }
 
     @Test
-    void writeWithShortEdtlWritesOnlyWholeBlocksThatArrived() {
+    void writeWithShortEdtlIsRefusedWithNothingWritten() {
         Result w = h.run(rw10(0x2A, 0, 0, 4), BS + 100, filled(4 * BS, 1));
-        assertThat(w.status()).isEqualTo(ScsiStatus.GOOD);
-        assertThat(store.calls).containsExactly("write 0 1");
-        assertThat(store.data[BS]).isZero();
+        assertSense(w, 5, 0x0E, 0x03); // more cases in BlockDataOutLengthTest
+        assertThat(store.calls).isEmpty();
     }
 
     @Test

@@ -1,0 +1,165 @@
+package org.jtarget.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.stream.Stream;
+import org.jtarget.initiator.raw.LoginResult;
+import org.jtarget.initiator.raw.RawIscsiClient;
+import org.jtarget.initiator.raw.ScsiCdbs;
+import org.jtarget.initiator.raw.ScsiResult;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * iSCSI residuals on the wire (RFC 7143 11.4.5), on the memory and the file LUN, as a raw PDU
+ * client sees them. A data-out command whose Expected Data Transfer Length is shorter than its
+ * CDB's transfer length (SPDTL > EDTL) is refused with ILLEGAL REQUEST / INVALID FIELD IN COMMAND
+ * INFORMATION UNIT, the overflow residual set and nothing written (FCP-4 9.4.2 choice b); a
+ * longer EDTL writes the CDB's blocks with an underflow residual. READs return what fits in the
+ * EDTL with the residual either way.
+ */
+class ResidualIT {
+
+    @RegisterExtension
+    static final DaemonExtension DAEMON = new DaemonExtension();
+
+    private static final Duration IO_TIMEOUT = Duration.ofSeconds(10);
+    private static final int BLOCK = 512;
+    private static final byte OLD = 'a';
+    private static final byte NEW = 'b';
+
+    private static RawIscsiClient client;
+
+    @BeforeAll
+    static void login() throws IOException {
+        client = RawIscsiClient.connect(DaemonProcess.HOST, DAEMON.daemon().port(), IO_TIMEOUT);
+        LoginResult login = client.login("iqn.2026-11.org.jtarget:residuals", DaemonConfig.IQN);
+        assertThat(login.succeeded()).as("login: " + login).isTrue();
+        for (int lun : new int[]{DaemonConfig.MEMORY_LUN, DaemonConfig.FILE_LUN}) {
+            assertThat(client.testUnitReadyClearingUnitAttention(lun).good()).isTrue();
+        }
+    }
+
+    @AfterAll
+    static void logout() throws IOException {
+        if (client != null) {
+            client.close();
+        }
+    }
+
+    static Stream<Arguments> writes() {
+        return Stream.of(DaemonConfig.MEMORY_LUN, DaemonConfig.FILE_LUN).flatMap(lun -> Stream.of(
+                Arguments.of(lun, "WRITE(10)", 10),
+                Arguments.of(lun, "WRITE(12)", 12),
+                Arguments.of(lun, "WRITE(16)", 16)));
+    }
+
+    @ParameterizedTest(name = "LUN {0} {1}: EDTL ending inside the block")
+    @MethodSource("writes")
+    void partialBlockOverflowIsRefusedWithNothingWritten(int lun, String name, int cdbSize) throws IOException {
+        long lba = fillOld(lun, cdbSize, 2);
+
+        ScsiResult r = client.execute(lun, writeCdb(cdbSize, lba, 1), filled(200, NEW));
+
+        assertRefusedWithOverflow(r, BLOCK - 200);
+        assertThat(read(lun, lba, 2)).as("nothing written").containsOnly(OLD);
+    }
+
+    @ParameterizedTest(name = "LUN {0} {1}: EDTL of one of two blocks")
+    @MethodSource("writes")
+    void wholeBlockOverflowIsRefusedWithNothingWritten(int lun, String name, int cdbSize) throws IOException {
+        long lba = fillOld(lun, cdbSize, 2);
+
+        ScsiResult r = client.execute(lun, writeCdb(cdbSize, lba, 2), filled(BLOCK, NEW));
+
+        assertRefusedWithOverflow(r, BLOCK);
+        assertThat(read(lun, lba, 2)).as("nothing written").containsOnly(OLD);
+    }
+
+    @ParameterizedTest(name = "LUN {0} {1}: EDTL longer than the block")
+    @MethodSource("writes")
+    void underflowWritesTheCdbsBlocks(int lun, String name, int cdbSize) throws IOException {
+        long lba = fillOld(lun, cdbSize, 2);
+
+        ScsiResult r = client.execute(lun, writeCdb(cdbSize, lba, 1), filled(10000, NEW));
+
+        assertThat(r.good()).as(r.toString()).isTrue();
+        assertThat(r.residual()).as("underflow residual").isEqualTo(10000 - BLOCK);
+        byte[] back = read(lun, lba, 2);
+        assertThat(Arrays.copyOfRange(back, 0, BLOCK)).containsOnly(NEW);
+        assertThat(Arrays.copyOfRange(back, BLOCK, 2 * BLOCK)).as("the block after").containsOnly(OLD);
+    }
+
+    static Stream<Arguments> reads() {
+        return Stream.of(DaemonConfig.MEMORY_LUN, DaemonConfig.FILE_LUN).flatMap(lun -> Stream.of(
+                Arguments.of(lun, 1, 200, -(BLOCK - 200)),
+                Arguments.of(lun, 2, BLOCK, -BLOCK),
+                Arguments.of(lun, 1, 2 * BLOCK, BLOCK),
+                Arguments.of(lun, 1, BLOCK + 100, 100)));
+    }
+
+    @ParameterizedTest(name = "LUN {0}: READ(10) of {1} block(s) with EDTL {2}")
+    @MethodSource("reads")
+    void readReturnsWhatFitsWithTheResidual(int lun, int blocks, int edtl, int residual) throws IOException {
+        long lba = fillOld(lun, 10, 2);
+
+        ScsiResult r = client.execute(lun, ScsiCdbs.read10(lba, blocks), edtl);
+
+        assertThat(r.good()).as(r.toString()).isTrue();
+        assertThat(r.residual()).as("residual (negative: overflow)").isEqualTo(residual);
+        assertThat(r.data()).hasSize(Math.min(edtl, blocks * BLOCK)).containsOnly(OLD);
+    }
+
+    private static void assertRefusedWithOverflow(ScsiResult r, int overflow) {
+        assertThat(r.status()).as(r.toString()).isEqualTo(ScsiResult.CHECK_CONDITION);
+        assertThat(new int[]{r.senseKey(), r.additionalSenseCode(), r.additionalSenseCodeQualifier()})
+                .as("ILLEGAL REQUEST / INVALID FIELD IN COMMAND INFORMATION UNIT").containsExactly(0x05, 0x0E, 0x03);
+        assertThat(r.residual()).as("overflow residual").isEqualTo(-overflow);
+    }
+
+    /** Writes OLD into two blocks at an address of this case's own; returns the address. */
+    private static long fillOld(int lun, int cdbSize, int blocks) throws IOException {
+        long lba = 64L * cdbSize + 8L * blocks;
+        ScsiResult w = client.write10(lun, lba, filled(blocks * BLOCK, OLD), BLOCK);
+        assertThat(w.good()).as("WRITE(10) of the old content: " + w).isTrue();
+        return lba;
+    }
+
+    private static byte[] read(int lun, long lba, int blocks) throws IOException {
+        ScsiResult r = client.read10(lun, lba, blocks, BLOCK);
+        assertThat(r.good()).as("READ(10): " + r).isTrue();
+        return r.data();
+    }
+
+    private static byte[] writeCdb(int cdbSize, long lba, int blocks) {
+        return switch (cdbSize) {
+            case 10 -> ScsiCdbs.write10(lba, blocks);
+            case 12 -> write12(lba, blocks);
+            default -> ScsiCdbs.write16(lba, blocks, false);
+        };
+    }
+
+    /** SBC-4 5.36 WRITE(12): opcode AAh, LBA in bytes 2-5, TRANSFER LENGTH in bytes 6-9. */
+    private static byte[] write12(long lba, int blocks) {
+        byte[] c = new byte[12];
+        c[0] = (byte) 0xAA;
+        for (int i = 0; i < 4; i++) {
+            c[2 + i] = (byte) (lba >>> (24 - 8 * i));
+            c[6 + i] = (byte) (blocks >>> (24 - 8 * i));
+        }
+        return c;
+    }
+
+    private static byte[] filled(int n, byte value) {
+        byte[] b = new byte[n];
+        Arrays.fill(b, value);
+        return b;
+    }
+}
