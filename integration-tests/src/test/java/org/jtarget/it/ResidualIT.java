@@ -141,20 +141,9 @@ class ResidualIT {
     private static byte[] writeCdb(int cdbSize, long lba, int blocks) {
         return switch (cdbSize) {
             case 10 -> ScsiCdbs.write10(lba, blocks);
-            case 12 -> write12(lba, blocks);
+            case 12 -> ScsiCdbs.write12(lba, blocks);
             default -> ScsiCdbs.write16(lba, blocks, false);
         };
-    }
-
-    /** SBC-4 5.36 WRITE(12): opcode AAh, LBA in bytes 2-5, TRANSFER LENGTH in bytes 6-9. */
-    private static byte[] write12(long lba, int blocks) {
-        byte[] c = new byte[12];
-        c[0] = (byte) 0xAA;
-        for (int i = 0; i < 4; i++) {
-            c[2 + i] = (byte) (lba >>> (24 - 8 * i));
-            c[6 + i] = (byte) (blocks >>> (24 - 8 * i));
-        }
-        return c;
     }
 
     private static byte[] filled(int n, byte value) {

@@ -8,6 +8,7 @@ public final class ScsiCdbs {
     public static final int READ_CAPACITY_10 = 0x25;
     public static final int READ_10 = 0x28;
     public static final int WRITE_10 = 0x2a;
+    public static final int WRITE_12 = 0xaa;
     public static final int REPORT_LUNS = 0xa0;
     public static final int READ_16 = 0x88;
     public static final int WRITE_16 = 0x8a;
@@ -51,6 +52,15 @@ public final class ScsiCdbs {
     /** WRITE (10) (SBC-4 5.40). */
     public static byte[] write10(long lba, int blocks) {
         return rw10(WRITE_10, lba, blocks);
+    }
+
+    /** WRITE (12) (SBC-4): LBA in bytes 2..5, TRANSFER LENGTH in 6..9. */
+    public static byte[] write12(long lba, int blocks) {
+        byte[] cdb = new byte[12];
+        cdb[0] = (byte) WRITE_12;
+        putInt(cdb, 2, (int) lba);
+        putInt(cdb, 6, blocks);
+        return cdb;
     }
 
     /** READ CAPACITY (16) (SBC-4 5.21): SERVICE ACTION IN (16), allocation length in bytes 10..13. */

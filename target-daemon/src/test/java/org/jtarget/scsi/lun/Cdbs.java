@@ -18,6 +18,11 @@ public final class Cdbs {
                 len >>> 8, len, 0);
     }
 
+    public static byte[] rw12(int op, int flags, long lba, int len) {
+        return of(op, flags, (int) (lba >>> 24), (int) (lba >>> 16), (int) (lba >>> 8), (int) lba,
+                len >>> 24, len >>> 16, len >>> 8, len, 0, 0);
+    }
+
     public static byte[] rw16(int op, int flags, long lba, long len) {
         byte[] c = new byte[16];
         c[0] = (byte) op;

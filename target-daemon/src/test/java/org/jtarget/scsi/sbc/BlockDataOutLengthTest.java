@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.jtarget.scsi.lun.Cdbs.filled;
 import static org.jtarget.scsi.lun.Cdbs.rw10;
+import static org.jtarget.scsi.lun.Cdbs.rw12;
 import static org.jtarget.scsi.lun.Cdbs.rw16;
 
 /**
@@ -43,7 +44,7 @@ class BlockDataOutLengthTest {
                 Arguments.of("WRITE(10) of 1 block, EDTL 200", rw10(0x2A, 0, 0, 1), 200),
                 Arguments.of("WRITE(10) of 1 block, EDTL 0", rw10(0x2A, 0, 0, 1), 0),
                 Arguments.of("WRITE(10) of 2 blocks, EDTL 1 block", rw10(0x2A, 0, 0, 2), BS),
-                Arguments.of("WRITE(12) of 2 blocks, EDTL 700", write12(0, 2), 700),
+                Arguments.of("WRITE(12) of 2 blocks, EDTL 700", rw12(0xAA, 0, 0, 2), 700),
                 Arguments.of("WRITE(16) of 1 block, EDTL 511", rw16(0x8A, 0, 0, 1), BS - 1),
                 Arguments.of("WRITE AND VERIFY(10) of 2 blocks, EDTL 1 block", rw10(0x2E, 0, 0, 2), BS),
                 Arguments.of("VERIFY(10) BYTCHK=1 of 2 blocks, EDTL 1 block", rw10(0x2F, 0x02, 0, 2), BS),
@@ -104,16 +105,6 @@ class BlockDataOutLengthTest {
 
         assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
         assertThat(r.dataIn()).hasSize(BS).containsOnly(NEW);
-    }
-
-    private static byte[] write12(long lba, int blocks) {
-        byte[] c = new byte[12];
-        c[0] = (byte) 0xAA;
-        for (int i = 0; i < 4; i++) {
-            c[2 + i] = (byte) (lba >>> (24 - 8 * i));
-            c[6 + i] = (byte) (blocks >>> (24 - 8 * i));
-        }
-        return c;
     }
 
     /** SBC-4 5.48: WRITE ATOMIC(16): LBA in bytes 2-9, ATOMIC BOUNDARY 10-11, TRANSFER LENGTH 12-13. */
