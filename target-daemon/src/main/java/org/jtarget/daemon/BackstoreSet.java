@@ -4,9 +4,9 @@ import org.jtarget.backstore.Backstores;
 import org.jtarget.backstore.memory.MemoryBudget;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.config.BackstoreConfig;
-import org.jtarget.config.ByteSize;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.JtargetConfig;
+import org.jtarget.units.ByteSize;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

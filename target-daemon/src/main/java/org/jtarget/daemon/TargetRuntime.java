@@ -9,7 +9,6 @@ import org.jtarget.backstore.partition.PartitionBackstore;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.config.BufferPoolSettings;
-import org.jtarget.config.ByteSize;
 import org.jtarget.config.ChapConfig;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.JtargetConfig;
@@ -31,6 +30,7 @@ import org.jtarget.scsi.lun.LogicalUnitDefinition;
 import org.jtarget.scsi.lun.LogicalUnitRegistry;
 import org.jtarget.scsi.lun.MediumWatch;
 import org.jtarget.scsi.lun.ScsiTargetCore;
+import org.jtarget.units.ByteSize;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -117,7 +117,7 @@ public final class TargetRuntime implements DaemonRuntime {
             PortalConfig p = config.portal(name);
             portals.add(portalDefinition(p));
             // SPC-4 5.15: each iSCSI target portal group is one target port group
-            groups.putIfAbsent(p.portalGroupTag(), TargetPortGroup.of(p.portalGroupTag(), p.aluaState(),
+            groups.putIfAbsent(p.portalGroupTag(), TargetPortGroup.of(p.portalGroupTag(), AluaStates.of(p.aluaState()),
                     p.aluaPreferred()));
         }
         ScsiTargetCore core = new ScsiTargetCore(target.iqn(), luns, ioExecutors, config.daemon().stateDir(),
