@@ -2,11 +2,10 @@ package org.jtarget.backstore.partition;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.jtarget.backstore.Backstores;
+import org.jtarget.backstore.memory.MemoryBackstore;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
 import org.jtarget.backstore.spi.StoreException;
-import org.jtarget.config.BackstoreConfig;
 import org.jtarget.scsi.lun.LuIdentity;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -172,8 +171,8 @@ class PartitionBackstoreTest {
 
     @Test
     void siblingsOverAMemoryStoreKeepTheirBlocksApart() throws Exception {
-        try (Backstore parent = Backstores.open(new BackstoreConfig("ram0", BackstoreConfig.Type.MEMORY, null,
-                4L << 20, false, BS, true, null))) {
+        try (Backstore parent = new MemoryBackstore("ram0", BS, (4L << 20) / BS, true, false,
+                MemoryBackstore.DEFAULT_CHUNK_SIZE)) {
             int unit = parent.unmapGranularityBlocks();
             PartitionBackstore a = new PartitionBackstore("a", parent, 0, unit);
             PartitionBackstore b = new PartitionBackstore("b", parent, unit, 3L * unit);
