@@ -7,6 +7,8 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
+import java.lang.foreign.Linker;
+import java.lang.foreign.SymbolLookup;
 import java.util.stream.Stream;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
@@ -55,6 +57,13 @@ class ArchitectureTest {
                     ROOT + ".backstore..")
             .because("rdma is the verbs layer (memory regions, queue pairs, connection manager) that iSER and "
                     + "SRP will sit on; data paths over it are fabrics");
+
+    @ArchTest
+    static final ArchRule nativeCallsAreLinkedOnlyInLibc = noClasses()
+            .that().resideOutsideOfPackage(ROOT + ".os..")
+            .should().dependOnClassesThat().belongToAnyOf(Linker.class, SymbolLookup.class)
+            .because("every downcall handle lives in os.Libc behind a documented wrapper, so each libc "
+                    + "function is linked once and the native surface of the daemon is one file");
 
     @ArchTest
     static final ArchRule unitsIsALeaf = leaf("units");
