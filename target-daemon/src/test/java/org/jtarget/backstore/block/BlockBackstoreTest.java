@@ -87,13 +87,13 @@ class BlockBackstoreTest {
             assertThat(store.info().blockCount()).isEqualTo(DEVICE_BYTES / 512);
             assertThat(store.info().identitySeed()).isEqualTo("block:" + loop512.device().toRealPath());
             assertThat(store.info().writeCacheEnabled()).isTrue();
-            assertThat(store.direct()).as("direct by default").isTrue();
+            assertThat(store.directIo()).as("direct by default").isTrue();
             assertThat(store.supportsUnmap()).isFalse();
         }
         try (BlockBackstore store = BlockBackstores.open(config(loop4k, DEVICE_BYTES, 4096, false, false))) {
             assertThat(store.info().blockSize()).isEqualTo(4096);
             assertThat(store.info().blockCount()).isEqualTo(DEVICE_BYTES / 4096);
-            assertThat(store.direct()).isFalse();
+            assertThat(store.directIo()).isFalse();
         }
     }
 

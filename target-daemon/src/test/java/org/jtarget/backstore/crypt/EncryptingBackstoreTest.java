@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import org.jtarget.backstore.file.FileBackstores;
 import org.jtarget.backstore.file.FileStoreSettings;
 import org.jtarget.backstore.spi.Backstore;
+import org.jtarget.buffer.ScatterList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -89,6 +90,40 @@ class EncryptingBackstoreTest {
         Path key = dir.resolve("state/keys/enc.key");
         assertThat(Files.size(key)).isEqualTo(64);
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(key))).isEqualTo("rw-------");
+    }
+
+    /** The data-out path (segments as received) is encrypted too: the inner store never sees plaintext. */
+    @Test
+    void segmentedWritesAreEncryptedAndNeverReadFromTheEventLoop() throws IOException {
+        ScatterList segments = new ScatterList();
+        segments.add(Unpooled.wrappedBuffer(filledBlocks(1, (byte) 's')));
+        segments.add(Unpooled.wrappedBuffer(filledBlocks(2, (byte) 's')));
+        try {
+            store.write(4, segments, 3 * BS, false);
+        } finally {
+            segments.clear();
+        }
+        assertThat(read(4, 3)).containsOnly((byte) 's');
+        assertThat(onDisk(4, 3)).isNotEqualTo(filledBlocks(3, (byte) 's'));
+        ByteBuf dst = Unpooled.buffer(BS);
+        try {
+            assertThat(store.tryReadNonBlocking(4, 1, dst)).as("cached ciphertext is not plaintext").isFalse();
+            assertThat(dst.writerIndex()).isZero();
+        } finally {
+            dst.release();
+        }
+    }
+
+    @Test
+    void answersCapabilityQueriesForTheFileBeneath() throws IOException {
+        assertThat(store.backingFile()).isEqualTo(dir.resolve("enc.img").toRealPath());
+        assertThat(store.directIo()).isFalse();
+    }
+
+    private static byte[] filledBlocks(int blocks, byte value) {
+        byte[] data = new byte[blocks * BS];
+        Arrays.fill(data, value);
+        return data;
     }
 
     @Test

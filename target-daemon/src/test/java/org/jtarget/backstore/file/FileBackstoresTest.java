@@ -292,7 +292,7 @@ class FileBackstoresTest {
     void directTrueBypassesThePageCacheAndRoundTripsUnalignedAndCompositeBuffers() throws Exception {
         var direct = new FileStoreSettings("file0", dir.resolve("d.img"), 1L << 20, true, 512, false, true, true);
         try (FileBackstore store = FileBackstores.open(direct)) {
-            assertThat(store.direct()).isTrue();
+            assertThat(store.directIo()).isTrue();
             ByteBuf first = pattern(1536, 3);
             ByteBuf second = pattern(512, 9);
             CompositeByteBuf src = alloc.compositeDirectBuffer().addComponents(true, first, second);
@@ -307,7 +307,7 @@ class FileBackstoresTest {
             }
         }
         try (FileBackstore store = FileBackstores.open(config("d.img", 1L << 20, false, null))) {
-            assertThat(store.direct()).as("direct defaults to false for files").isFalse();
+            assertThat(store.directIo()).as("direct defaults to false for files").isFalse();
         }
     }
 }

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -69,6 +70,22 @@ class PartitionBackstoreTest {
             return new ProvisioningRun(false, maxBlocks);
         }
         @Override public void close() { closed = true; calls.add("close"); }
+        @Override public boolean supportsCryptoErase() { return true; }
+        @Override public boolean directIo() { return true; }
+        @Override public Path backingFile() { return Path.of("/data/f.img"); }
+    }
+
+    /** I/O mode and file are the parent's; a crypto erase is not offered: it would erase the siblings. */
+    @Test
+    void answersCapabilityQueriesForTheParentButNeverCryptoErases() {
+        RecordingStore parent = new RecordingStore(1000, 0);
+        PartitionBackstore p = new PartitionBackstore("part-b", parent, 100, 300);
+        assertThat(p.directIo()).isTrue();
+        assertThat(p.backingFile()).isEqualTo(Path.of("/data/f.img"));
+        assertThat(p.supportsUnmap()).isTrue();
+        assertThat(p.supportsCryptoErase()).isFalse();
+        assertThatThrownBy(p::cryptoErase).isInstanceOf(UnsupportedOperationException.class);
+        assertThat(parent.calls).isEmpty();
     }
 
     @Test
