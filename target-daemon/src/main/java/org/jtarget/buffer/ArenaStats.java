@@ -1,6 +1,6 @@
 package org.jtarget.buffer;
 
-import org.jtarget.config.ByteSize;
+import org.jtarget.units.ByteSize;
 
 /**
  * A snapshot of a pinned arena's counters, for the startup log and status output. A growing

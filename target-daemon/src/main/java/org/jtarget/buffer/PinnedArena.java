@@ -1,7 +1,7 @@
 package org.jtarget.buffer;
 
-import org.jtarget.config.ByteSize;
 import org.jtarget.os.Libc;
+import org.jtarget.units.ByteSize;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

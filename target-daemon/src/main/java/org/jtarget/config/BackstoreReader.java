@@ -1,6 +1,7 @@
 package org.jtarget.config;
 
 import org.jtarget.config.BackstoreConfig.Type;
+import org.jtarget.units.ByteSize;
 
 import java.io.IOException;
 import java.nio.file.Files;

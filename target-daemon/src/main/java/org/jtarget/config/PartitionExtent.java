@@ -1,5 +1,7 @@
 package org.jtarget.config;
 
+import org.jtarget.units.ByteSize;
+
 /**
  * The geometry rules of a partition, shared by the config loader (parent geometry from the config)
  * and the store opener (geometry of the opened parent, e.g. a block device): each returns the

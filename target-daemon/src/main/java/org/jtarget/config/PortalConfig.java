@@ -1,7 +1,5 @@
 package org.jtarget.config;
 
-import org.jtarget.scsi.alua.AluaState;
-
 /**
  * A network portal ({@code portals[]}): a listening address and its target portal group, which is
  * also the portal's ALUA target port group (SPC-4 5.15).
@@ -14,11 +12,11 @@ import org.jtarget.scsi.alua.AluaState;
  *                        start (default active/optimized); portals sharing a tag share it
  * @param aluaPreferred   {@code alua-preferred}: the group is reported with PREF = 1 (SPC-4 6.27)
  */
-public record PortalConfig(String name, String host, int port, int portalGroupTag, AluaState aluaState,
+public record PortalConfig(String name, String host, int port, int portalGroupTag, AluaSetting aluaState,
                            boolean aluaPreferred) {
 
     /** A portal in an active/optimized, not preferred, target port group. */
     public PortalConfig(String name, String host, int port, int portalGroupTag) {
-        this(name, host, port, portalGroupTag, AluaState.ACTIVE_OPTIMIZED, false);
+        this(name, host, port, portalGroupTag, AluaSetting.ACTIVE_OPTIMIZED, false);
     }
 }

@@ -1,7 +1,5 @@
 package org.jtarget.config;
 
-import org.jtarget.scsi.alua.AluaState;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -55,12 +53,12 @@ final class PortalReader {
                 node.bool("alua-preferred", false));
     }
 
-    private static AluaState aluaState(ConfigNode node) throws ConfigException {
+    private static AluaSetting aluaState(ConfigNode node) throws ConfigException {
         String text = node.string("alua-state");
         if (text == null) {
-            return AluaState.ACTIVE_OPTIMIZED;
+            return AluaSetting.ACTIVE_OPTIMIZED;
         }
-        AluaState state = AluaState.ofConfigName(text);
+        AluaSetting state = AluaSetting.ofConfigName(text);
         if (state == null) {
             throw node.error("alua-state", "expected one of active-optimized, active-non-optimized, standby, "
                     + "unavailable, got '" + text + "'");

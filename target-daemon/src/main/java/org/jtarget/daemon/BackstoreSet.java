@@ -1,12 +1,11 @@
 package org.jtarget.daemon;
 
-import org.jtarget.backstore.Backstores;
 import org.jtarget.backstore.memory.MemoryBudget;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.config.BackstoreConfig;
-import org.jtarget.config.ByteSize;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.JtargetConfig;
+import org.jtarget.units.ByteSize;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +47,7 @@ public final class BackstoreSet implements AutoCloseable {
     /** Opens every backstore of {@code config}; a failure names the config file and key. */
     public static BackstoreSet open(JtargetConfig config) throws ConfigException {
         MemoryBudget budget = new MemoryBudget(config.daemon().memoryLimit());
-        BackstoreSet set = open(config, (bc, parent) -> Backstores.open(bc, parent, budget,
+        BackstoreSet set = open(config, (bc, parent) -> BackstoreOpeners.open(bc, parent, budget,
                 config.daemon().stateDir()), budget);
         if (budget.limit() != MemoryBudget.UNLIMITED) {
             LOG.info("memory backstores may hold {} together (daemon.memory-limit)", ByteSize.format(budget.limit()));

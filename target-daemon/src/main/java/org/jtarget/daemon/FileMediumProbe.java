@@ -1,6 +1,5 @@
 package org.jtarget.daemon;
 
-import org.jtarget.backstore.file.FileBackstore;
 import org.jtarget.scsi.lun.MediumWatch;
 
 import java.io.IOException;
@@ -27,9 +26,9 @@ final class FileMediumProbe implements MediumWatch.Probe {
         this.fileKey = fileKey;
     }
 
-    /** Records the identity of the store's file now (just after it was opened). */
-    static FileMediumProbe of(FileBackstore store) throws IOException {
-        return new FileMediumProbe(store.path(), Files.readAttributes(store.path(), BasicFileAttributes.class).fileKey());
+    /** Records the identity of a store's {@code file} now (just after the store opened it). */
+    static FileMediumProbe of(Path file) throws IOException {
+        return new FileMediumProbe(file, Files.readAttributes(file, BasicFileAttributes.class).fileKey());
     }
 
     @Override

@@ -2,14 +2,9 @@ package org.jtarget.daemon;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.buffer.ByteBufAllocator;
-import org.jtarget.backstore.block.BlockBackstore;
-import org.jtarget.backstore.crypt.EncryptingBackstore;
-import org.jtarget.backstore.file.FileBackstore;
-import org.jtarget.backstore.partition.PartitionBackstore;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.config.BufferPoolSettings;
-import org.jtarget.config.ByteSize;
 import org.jtarget.config.ChapConfig;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.JtargetConfig;
@@ -31,14 +26,16 @@ import org.jtarget.scsi.lun.LogicalUnitDefinition;
 import org.jtarget.scsi.lun.LogicalUnitRegistry;
 import org.jtarget.scsi.lun.MediumWatch;
 import org.jtarget.scsi.lun.ScsiTargetCore;
+import org.jtarget.units.ByteSize;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.BindException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -72,7 +69,7 @@ public final class TargetRuntime implements DaemonRuntime {
     /** Every LU of every target: EXTENDED COPY may copy between targets (SPC-4 6.4). */
     private LogicalUnitRegistry registry;
     private MediumWatch mediumWatch;
-    private final Map<Backstore, FileMediumProbe> probes = new IdentityHashMap<>();
+    private final Map<Path, FileMediumProbe> probes = new HashMap<>();
 
     public TargetRuntime(JtargetConfig config) {
         this.config = config;
@@ -117,7 +114,7 @@ public final class TargetRuntime implements DaemonRuntime {
             PortalConfig p = config.portal(name);
             portals.add(portalDefinition(p));
             // SPC-4 5.15: each iSCSI target portal group is one target port group
-            groups.putIfAbsent(p.portalGroupTag(), TargetPortGroup.of(p.portalGroupTag(), p.aluaState(),
+            groups.putIfAbsent(p.portalGroupTag(), TargetPortGroup.of(p.portalGroupTag(), AluaStates.of(p.aluaState()),
                     p.aluaPreferred()));
         }
         ScsiTargetCore core = new ScsiTargetCore(target.iqn(), luns, ioExecutors, config.daemon().stateDir(),
@@ -155,9 +152,7 @@ public final class TargetRuntime implements DaemonRuntime {
      * (page-cache and memory stores gain nothing from alignment; the arena stays for those that do).
      */
     private ByteBufAllocator ioAllocator(Backstore store) {
-        Backstore s = backingStore(store);
-        boolean direct = s instanceof FileBackstore f && f.direct() || s instanceof BlockBackstore b && b.direct();
-        return direct && pool.pinnedArena() != null ? pool.ioAllocator() : null;
+        return store.directIo() && pool.pinnedArena() != null ? pool.ioAllocator() : null;
     }
 
     /**
@@ -166,27 +161,14 @@ public final class TargetRuntime implements DaemonRuntime {
      */
     private void watchMedia(ScsiTargetCore core) throws IOException {
         for (LogicalUnit lu : core.logicalUnits()) {
-            if (backingStore(lu.store()) instanceof FileBackstore file) {
+            Path file = lu.store().backingFile();
+            if (file != null) {
                 FileMediumProbe probe = probes.get(file);
                 if (probe == null) {
                     probe = FileMediumProbe.of(file);
                     probes.put(file, probe);
                 }
                 mediumWatch.watch(lu, probe);
-            }
-        }
-    }
-
-    /** The store that holds the data: through partitions (their parent) and encryption (the inner store). */
-    private static Backstore backingStore(Backstore store) {
-        Backstore s = store;
-        while (true) {
-            if (s instanceof PartitionBackstore p) {
-                s = p.parent();
-            } else if (s instanceof EncryptingBackstore e) {
-                s = e.inner();
-            } else {
-                return s;
             }
         }
     }

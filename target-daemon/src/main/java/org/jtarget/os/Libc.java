@@ -11,14 +11,20 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
 /**
- * The C library through Java 25's foreign function API (no JNI): the shared plumbing every libc
- * binding uses (linker lookup, errno capture into a call-state segment) and the memory-management
- * calls of the pinned buffer arena: mmap(2), munmap(2), mlock(2), munlock(2), madvise(2).
+ * The C library through Java 25's foreign function API (no JNI): every downcall handle of the
+ * daemon lives here, each behind a thin wrapper named after its libc function that returns what
+ * the function returns. Callers (the pinned buffer arena, the file, block and memory stores) keep
+ * their own error handling and constants; this class only links and invokes.
+ * <ul>
+ * <li>memory: mmap(2), munmap(2), mlock(2), munlock(2), madvise(2)</li>
+ * <li>files and devices: open(2), close(2), pread(2), pwrite(2), preadv2(2), fdatasync(2),
+ *     fallocate(2), lseek(2), ioctl(2)</li>
+ * </ul>
  *
- * <p>Every downcall made through {@link #downcall} captures errno into a caller-supplied call
- * state ({@link #newCallState}); read it with {@link #errno} right after a failed call. Addresses
- * travel as {@code long}: on the 64-bit Linux ABIs this runs on (x86-64, AArch64) a pointer and a
- * long use the same register, and a long needs no {@code MemorySegment} object per call.
+ * <p>Every downcall captures errno into a caller-supplied call state ({@link #newCallState});
+ * read it with {@link #errno} right after a failed call. Addresses travel as {@code long}: on the
+ * 64-bit Linux ABIs this runs on (x86-64, AArch64) a pointer and a long use the same register, and
+ * a long needs no {@code MemorySegment} object per call, so the I/O wrappers allocate nothing.
  */
 public final class Libc {
 
@@ -54,6 +60,34 @@ public final class Libc {
     private static final MethodHandle MADVISE = downcall("madvise",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
                     ValueLayout.JAVA_INT));
+    private static final MethodHandle OPEN = downcall("open",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+    private static final MethodHandle CLOSE = downcall("close",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    private static final MethodHandle PREAD = downcall("pread",
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+    private static final MethodHandle PWRITE = downcall("pwrite",
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+    private static final MethodHandle PREADV2 = downcall("preadv2",
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+    private static final MethodHandle FDATASYNC = downcall("fdatasync",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    private static final MethodHandle FALLOCATE = downcall("fallocate",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
+    private static final MethodHandle LSEEK = downcall("lseek",
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_INT));
+    /** {@code int ioctl(int fd, unsigned long request, ...)}: variadic from the third argument. */
+    private static final MethodHandle IOCTL = downcall("ioctl",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                    ValueLayout.ADDRESS), Linker.Option.firstVariadicArg(2));
+
+    /** See {@link #errnoIgnored()}. */
+    private static final MemorySegment ERRNO_IGNORED = Arena.global().allocate(CALL_STATE);
 
     private Libc() {
     }
@@ -64,7 +98,7 @@ public final class Libc {
      *
      * @throws UnsatisfiedLinkError if libc has no such symbol
      */
-    public static MethodHandle downcall(String name, FunctionDescriptor descriptor, Linker.Option... extra) {
+    private static MethodHandle downcall(String name, FunctionDescriptor descriptor, Linker.Option... extra) {
         MemorySegment symbol = LINKER.defaultLookup().find(name)
                 .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
         Linker.Option[] options = new Linker.Option[extra.length + 1];
@@ -83,6 +117,14 @@ public final class Libc {
         return (int) ERRNO.get(callState, 0L);
     }
 
+    /**
+     * A call state for calls whose errno nobody reads (cleanup, best-effort advice): any thread may
+     * pass it, and concurrent calls overwriting each other's errno there harms no one.
+     */
+    public static MemorySegment errnoIgnored() {
+        return ERRNO_IGNORED;
+    }
+
     /** A checked-free rethrow for {@code invokeExact}'s {@code Throwable}. */
     public static RuntimeException rethrow(Throwable t) {
         if (t instanceof RuntimeException e) {
@@ -99,9 +141,14 @@ public final class Libc {
      * filled, faulted in on first touch. Returns the address or {@link #MAP_FAILED}.
      */
     public static long mmapAnonymous(MemorySegment state, long length) {
+        return mmap(state, 0L, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0L);
+    }
+
+    /** mmap(2): the mapping's address, or {@link #MAP_FAILED} with errno in {@code state}. */
+    public static long mmap(MemorySegment state, long address, long length, int prot, int flags, int fd,
+                            long offset) {
         try {
-            return (long) MMAP.invokeExact(state, 0L, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                    -1, 0L);
+            return (long) MMAP.invokeExact(state, address, length, prot, flags, fd, offset);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -146,6 +193,90 @@ public final class Libc {
     public static int madvise(MemorySegment state, long address, long length, int advice) {
         try {
             return (int) MADVISE.invokeExact(state, address, length, advice);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** open(2) of the NUL-terminated {@code path}: a descriptor, or -1 with errno in {@code state}. */
+    public static int open(MemorySegment state, MemorySegment path, int flags) {
+        try {
+            return (int) OPEN.invokeExact(state, path, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** close(2): 0 or -1 with errno in {@code state}. */
+    public static int close(MemorySegment state, int fd) {
+        try {
+            return (int) CLOSE.invokeExact(state, fd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** pread(2) into {@code address}: bytes read (0 at end of file) or -1 with errno in {@code state}. */
+    public static long pread(MemorySegment state, int fd, long address, long count, long offset) {
+        try {
+            return (long) PREAD.invokeExact(state, fd, address, count, offset);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** pwrite(2) from {@code address}: bytes written or -1 with errno in {@code state}. */
+    public static long pwrite(MemorySegment state, int fd, long address, long count, long offset) {
+        try {
+            return (long) PWRITE.invokeExact(state, fd, address, count, offset);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * preadv2(2) into the {@code iovcnt} {@code struct iovec}s at {@code iov} with {@code flags}
+     * (e.g. RWF_NOWAIT): bytes read or -1 with errno in {@code state}.
+     */
+    public static long preadv2(MemorySegment state, int fd, MemorySegment iov, int iovcnt, long offset, int flags) {
+        try {
+            return (long) PREADV2.invokeExact(state, fd, iov, iovcnt, offset, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** fdatasync(2): 0 or -1 with errno in {@code state}. */
+    public static int fdatasync(MemorySegment state, int fd) {
+        try {
+            return (int) FDATASYNC.invokeExact(state, fd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** fallocate(2) with {@code mode} (punch hole, zero range, ...): 0 or -1 with errno in {@code state}. */
+    public static int fallocate(MemorySegment state, int fd, int mode, long offset, long length) {
+        try {
+            return (int) FALLOCATE.invokeExact(state, fd, mode, offset, length);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** lseek(2) (SEEK_DATA, SEEK_HOLE, ...): the resulting offset or -1 with errno in {@code state}. */
+    public static long lseek(MemorySegment state, int fd, long offset, int whence) {
+        try {
+            return (long) LSEEK.invokeExact(state, fd, offset, whence);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** ioctl(2) with one pointer argument {@code arg}: 0 (or a request's value) or -1 with errno in {@code state}. */
+    public static int ioctl(MemorySegment state, int fd, long request, MemorySegment arg) {
+        try {
+            return (int) IOCTL.invokeExact(state, fd, request, arg);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -1,6 +1,5 @@
 package org.jtarget.config;
 
-import org.jtarget.scsi.alua.AluaState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -209,10 +208,10 @@ class ConfigLoaderTest {
                   - { name: d, listen: 127.0.0.1:3263, portal-group-tag: 4 }
                 """);
         assertThat(c.portals()).containsExactly(
-                new PortalConfig("a", "127.0.0.1", 3260, 1, AluaState.ACTIVE_NON_OPTIMIZED, true),
-                new PortalConfig("b", "127.0.0.1", 3261, 2, AluaState.STANDBY, false),
-                new PortalConfig("c", "127.0.0.1", 3262, 3, AluaState.UNAVAILABLE, false),
-                new PortalConfig("d", "127.0.0.1", 3263, 4, AluaState.ACTIVE_OPTIMIZED, false));
+                new PortalConfig("a", "127.0.0.1", 3260, 1, AluaSetting.ACTIVE_NON_OPTIMIZED, true),
+                new PortalConfig("b", "127.0.0.1", 3261, 2, AluaSetting.STANDBY, false),
+                new PortalConfig("c", "127.0.0.1", 3262, 3, AluaSetting.UNAVAILABLE, false),
+                new PortalConfig("d", "127.0.0.1", 3263, 4, AluaSetting.ACTIVE_OPTIMIZED, false));
     }
 
     @Test

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,14 +14,10 @@ class FileMediumProbeTest {
     @TempDir
     Path dir;
 
-    private FileMediumProbe probeOf(Path file) throws Exception {
-        return new FileMediumProbe(file, Files.readAttributes(file, BasicFileAttributes.class).fileKey());
-    }
-
     @Test
     void theSameFileIsPresentEvenWhenWritten() throws Exception {
         Path file = Files.write(dir.resolve("a.img"), new byte[4096]);
-        FileMediumProbe probe = probeOf(file);
+        FileMediumProbe probe = FileMediumProbe.of(file);
         Files.write(file, new byte[8192]);
         assertThat(probe.missing()).isNull();
     }
@@ -30,7 +25,7 @@ class FileMediumProbeTest {
     @Test
     void aDeletedFileIsMissing() throws Exception {
         Path file = Files.write(dir.resolve("a.img"), new byte[4096]);
-        FileMediumProbe probe = probeOf(file);
+        FileMediumProbe probe = FileMediumProbe.of(file);
         Files.delete(file);
         assertThat(probe.missing()).isEqualTo(file + " was deleted");
     }
@@ -38,7 +33,7 @@ class FileMediumProbeTest {
     @Test
     void aFileReplacedByAnotherInodeIsMissing() throws Exception {
         Path file = Files.write(dir.resolve("a.img"), new byte[4096]);
-        FileMediumProbe probe = probeOf(file);
+        FileMediumProbe probe = FileMediumProbe.of(file);
         Path other = Files.write(dir.resolve("b.img"), new byte[4096]);
         Files.move(other, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         assertThat(probe.missing()).isEqualTo(file + " was replaced by another file");

@@ -3,7 +3,7 @@ package org.jtarget.initiator.cli;
 import static org.jtarget.initiator.cli.UrlAuthority.bad;
 
 import java.nio.charset.StandardCharsets;
-import org.jtarget.rdma.endpoint.EndpointHandshake;
+import org.jtarget.fabric.endpoint.EndpointHandshake;
 
 /**
  * A store endpoint of the daemon's RDMA listener: {@code rdma://host[:port]/endpoint}. The port

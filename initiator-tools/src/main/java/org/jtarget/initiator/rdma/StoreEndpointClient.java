@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jtarget.fabric.endpoint.EndpointHandshake;
 import org.jtarget.initiator.rdma.StoreEndpointException.Kind;
 import org.jtarget.rdma.AccessFlag;
 import org.jtarget.rdma.CompletionQueue;
@@ -19,12 +20,11 @@ import org.jtarget.rdma.QueuePairInitAttributes;
 import org.jtarget.rdma.RdmaException;
 import org.jtarget.rdma.cm.CmEvent;
 import org.jtarget.rdma.cm.CmId;
-import org.jtarget.rdma.endpoint.EndpointHandshake;
 import org.jtarget.rdma.tcp.TcpConnectionManager;
 import org.jtarget.rdma.tcp.TcpDevice;
 
 /**
- * One connection to a store endpoint of the daemon ({@code org.jtarget.rdma.endpoint.StoreEndpoint})
+ * One connection to a store endpoint of the daemon ({@code org.jtarget.fabric.endpoint.StoreEndpoint})
  * over the tcp provider: connects with the endpoint's name in the private data
  * ({@link EndpointHandshake}), learns the rkey, block size and length from the accept, then RDMA
  * READs and WRITEs whole blocks one-sided through {@link #STAGING_BYTES} of memory registered

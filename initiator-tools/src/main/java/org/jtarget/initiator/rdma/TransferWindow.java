@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import org.jtarget.fabric.endpoint.EndpointHandshake;
 import org.jtarget.initiator.rdma.StoreEndpointException.Kind;
 import org.jtarget.rdma.Errno;
 import org.jtarget.rdma.MemoryRegion;
@@ -15,7 +16,6 @@ import org.jtarget.rdma.WorkCompletion;
 import org.jtarget.rdma.WorkCompletionStatus;
 import org.jtarget.rdma.WorkRequest;
 import org.jtarget.rdma.WorkRequestOpcode;
-import org.jtarget.rdma.endpoint.EndpointHandshake;
 
 /**
  * Moves whole blocks between the client's registered staging memory and a store endpoint. The

@@ -3,7 +3,7 @@ package org.jtarget.initiator.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import org.jtarget.rdma.endpoint.EndpointHandshake;
+import org.jtarget.fabric.endpoint.EndpointHandshake;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

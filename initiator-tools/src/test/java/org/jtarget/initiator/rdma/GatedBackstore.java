@@ -5,21 +5,21 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.concurrent.CountDownLatch;
 import org.jtarget.backstore.spi.Backstore;
-import org.jtarget.backstore.spi.BackstoreInfo;
+import org.jtarget.backstore.spi.ForwardingBackstore;
+import org.jtarget.buffer.ScatterList;
 
 /**
  * A store whose reads and writes can be made to fail (IOException, as a broken disk) or to wait
  * until released (a stuck disk), around another store.
  */
-public final class GatedBackstore implements Backstore {
+public final class GatedBackstore extends ForwardingBackstore {
 
-    private final Backstore inner;
     private final CountDownLatch entered = new CountDownLatch(1);
     private final CountDownLatch released;
     private final boolean failing;
 
     private GatedBackstore(Backstore inner, boolean failing, boolean held) {
-        this.inner = inner;
+        super(inner);
         this.failing = failing;
         this.released = new CountDownLatch(held ? 1 : 0);
     }
@@ -56,16 +56,6 @@ public final class GatedBackstore implements Backstore {
     }
 
     @Override
-    public BackstoreInfo info() {
-        return inner.info();
-    }
-
-    @Override
-    public String name() {
-        return inner.name();
-    }
-
-    @Override
     public boolean isNonBlocking() {
         return false;
     }
@@ -73,23 +63,30 @@ public final class GatedBackstore implements Backstore {
     @Override
     public void read(long lba, int blocks, ByteBuf dst) throws IOException {
         pass();
-        inner.read(lba, blocks, dst);
+        super.read(lba, blocks, dst);
     }
 
     @Override
     public void write(long lba, ByteBuf src, boolean fua) throws IOException {
         pass();
-        inner.write(lba, src, fua);
+        super.write(lba, src, fua);
     }
 
     @Override
-    public void flush(long lba, long blocks) throws IOException {
-        inner.flush(lba, blocks);
+    public void write(long lba, ScatterList src, int length, boolean fua) throws IOException {
+        pass();
+        super.write(lba, src, length, fua);
+    }
+
+    /** Never past the gate without waiting: the blocking read is the one that is held or fails. */
+    @Override
+    public boolean tryReadNonBlocking(long lba, int blocks, ByteBuf dst) {
+        return false;
     }
 
     @Override
     public void close() throws IOException {
         release();
-        inner.close();
+        super.close();
     }
 }

@@ -73,7 +73,8 @@ public final class BlockBackstore implements Backstore {
     }
 
     /** True if the device was opened with O_DIRECT. */
-    public boolean direct() {
+    @Override
+    public boolean directIo() {
         return io.direct();
     }
 

@@ -1,8 +1,8 @@
 package org.jtarget.backstore.block;
 
 import org.jtarget.backstore.spi.BackstoreInfo;
-import org.jtarget.config.BackstoreConfig;
-import org.jtarget.config.ConfigException;
+import org.jtarget.backstore.spi.StoreOpenException;
+import org.jtarget.backstore.spi.StoreOpenException.Setting;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -11,10 +11,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Opens {@link BlockBackstore}s from config: exclusive open (a device that is mounted or served by
- * another daemon is a config error on {@code path}), geometry from the device's ioctls checked
- * against {@code size} and {@code block-size} when given, and {@code thin} checked against what the
- * device can do. Problems are {@link ConfigException}s naming the key.
+ * Opens {@link BlockBackstore}s: exclusive open (a device that is mounted or served by another
+ * daemon is a problem with the path), geometry from the device's ioctls checked against the size
+ * and block size when given, and thin provisioning checked against what the device can do.
+ * Problems are {@link StoreOpenException}s naming the setting.
  */
 public final class BlockBackstores {
 
@@ -24,28 +24,28 @@ public final class BlockBackstores {
     }
 
     /** Opens the block device store described by {@code config}; the caller owns and closes it. */
-    public static BlockBackstore open(BackstoreConfig config) throws ConfigException {
+    public static BlockBackstore open(BlockStoreSettings config) throws StoreOpenException {
         Path real = realPath(config);
-        boolean direct = config.direct() == null || config.direct();
-        PositionalIo io = openDevice(config, real, direct);
+        boolean direct = config.direct();
+        PositionalIo io = openDevice(real, direct);
         try {
             return describe(config, real, io);
-        } catch (ConfigException | RuntimeException e) {
+        } catch (StoreOpenException | RuntimeException e) {
             closeQuietly(io);
             throw e;
         }
     }
 
-    private static Path realPath(BackstoreConfig config) throws ConfigException {
+    private static Path realPath(BlockStoreSettings config) throws StoreOpenException {
         try {
             return config.path().toRealPath();
         } catch (IOException e) {
-            throw error(config, "path", "no such device " + config.path());
+            throw error(Setting.PATH, "no such device " + config.path());
         }
     }
 
     /** open(2) O_RDWR | O_EXCL | O_CLOEXEC (| O_DIRECT): EBUSY means someone else holds the device. */
-    private static PositionalIo openDevice(BackstoreConfig config, Path real, boolean direct) throws ConfigException {
+    private static PositionalIo openDevice(Path real, boolean direct) throws StoreOpenException {
         try {
             return PositionalIo.open(real, direct, true);
         } catch (ErrnoException e) {
@@ -57,12 +57,13 @@ public final class BlockBackstores {
                         : "cannot open " + real + ": " + e.getMessage();
                 default -> "cannot open " + real + ": " + e.getMessage();
             };
-            throw error(config, "path", problem);
+            throw error(Setting.PATH, problem);
         }
     }
 
     /** Reads the geometry, checks it against the config and builds the store. */
-    private static BlockBackstore describe(BackstoreConfig config, Path real, PositionalIo io) throws ConfigException {
+    private static BlockBackstore describe(BlockStoreSettings config, Path real, PositionalIo io)
+            throws StoreOpenException {
         long size;
         int logical;
         int physical;
@@ -71,38 +72,37 @@ public final class BlockBackstores {
             logical = NativeIo.ioctlInt(io.fd(), NativeIo.BLKSSZGET, real.toString());
             physical = NativeIo.ioctlInt(io.fd(), NativeIo.BLKPBSZGET, real.toString());
         } catch (ErrnoException e) {
-            throw error(config, "path", real + " is not a usable block device: " + e.getMessage());
+            throw error(Setting.PATH, real + " is not a usable block device: " + e.getMessage());
         }
         checkGeometry(config, real, size, logical);
         BlockQueueLimits limits = BlockQueueLimits.of(rdev(real));
         if (config.thin() && limits.writeZeroesMaxBytes() <= 0) {
-            throw error(config, "thin", "device " + real + " cannot zero ranges itself (queue/write_zeroes_max_bytes"
+            throw error(Setting.THIN, "device " + real + " cannot zero ranges itself (queue/write_zeroes_max_bytes"
                     + " is 0), so unmapped blocks could not be promised to read as zeros; remove thin: true");
         }
-        boolean wce = config.writeCache() == null || config.writeCache();
-        BackstoreInfo info = new BackstoreInfo(logical, size / logical, wce, config.thin(), false, 0, 0,
+        BackstoreInfo info = new BackstoreInfo(logical, size / logical, config.writeCache(), config.thin(), false, 0, 0,
                 "block:" + real, exponent(logical, physical));
         LOG.info("block store {}: {} {} bytes, logical block {}, physical block {}, direct {}, thin {}",
                 config.name(), real, size, logical, physical, io.direct(), config.thin());
         return new BlockBackstore(config.name(), io, info, (int) (limits.discardGranularity() / logical));
     }
 
-    private static void checkGeometry(BackstoreConfig config, Path real, long size, int logical)
-            throws ConfigException {
+    private static void checkGeometry(BlockStoreSettings config, Path real, long size, int logical)
+            throws StoreOpenException {
         if (logical != 512 && logical != 4096) {
-            throw error(config, "path", "device " + real + " has " + logical
+            throw error(Setting.PATH, "device " + real + " has " + logical
                     + "-byte logical blocks; only 512 and 4096 are supported");
         }
         if (config.blockSize() != 0 && config.blockSize() != logical) {
-            throw error(config, "block-size", "device " + real + " has " + logical + "-byte logical blocks but"
+            throw error(Setting.BLOCK_SIZE, "device " + real + " has " + logical + "-byte logical blocks but"
                     + " block-size is " + config.blockSize() + " (omit block-size to use the device's)");
         }
         if (config.sizeBytes() != 0 && config.sizeBytes() != size) {
-            throw error(config, "size", "device " + real + " is " + size + " bytes but size is "
+            throw error(Setting.SIZE, "device " + real + " is " + size + " bytes but size is "
                     + config.sizeBytes() + " (omit size to use the device's)");
         }
         if (size < logical) {
-            throw error(config, "path", "device " + real + " is empty");
+            throw error(Setting.PATH, "device " + real + " is empty");
         }
     }
 
@@ -130,7 +130,7 @@ public final class BlockBackstores {
         }
     }
 
-    private static ConfigException error(BackstoreConfig config, String key, String problem) {
-        return new ConfigException(null, "backstores[" + config.name() + "]." + key, problem);
+    private static StoreOpenException error(Setting setting, String problem) {
+        return new StoreOpenException(setting, problem);
     }
 }

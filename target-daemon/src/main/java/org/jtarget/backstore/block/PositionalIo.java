@@ -1,6 +1,7 @@
 package org.jtarget.backstore.block;
 
 import io.netty.buffer.ByteBuf;
+import org.jtarget.os.Libc;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -66,7 +67,7 @@ public final class PositionalIo implements AutoCloseable {
             bounce = arena.allocate(BOUNCE_BYTES, ALIGNMENT);
             bounceAddress = bounce.address();
             bounceView = bounce.asByteBuffer();
-            callState = NativeIo.newCallState(arena);
+            callState = Libc.newCallState(arena);
         }
     }
 
@@ -159,7 +160,7 @@ public final class PositionalIo implements AutoCloseable {
     public void fdatasync() throws IOException {
         Slot slot = acquire();
         try {
-            while (NativeIo.fdatasync(slot.callState, fd) != 0) {
+            while (Libc.fdatasync(slot.callState, fd) != 0) {
                 throwUnlessEintr(slot, "fdatasync");
             }
         } finally {
@@ -171,7 +172,7 @@ public final class PositionalIo implements AutoCloseable {
     void fallocate(int mode, long offset, long length) throws IOException {
         Slot slot = acquire();
         try {
-            while (NativeIo.fallocate(slot.callState, fd, mode, offset, length) != 0) {
+            while (Libc.fallocate(slot.callState, fd, mode, offset, length) != 0) {
                 throwUnlessEintr(slot, "fallocate");
             }
         } finally {
@@ -201,7 +202,7 @@ public final class PositionalIo implements AutoCloseable {
     private void readFully(Slot slot, long address, int length, long offset) throws IOException {
         int done = 0;
         while (done < length) {
-            long n = NativeIo.pread(slot.callState, fd, address + done, length - done, offset + done);
+            long n = Libc.pread(slot.callState, fd, address + done, length - done, offset + done);
             if (n > 0) {
                 done += (int) n;
             } else if (n == 0) {
@@ -221,7 +222,7 @@ public final class PositionalIo implements AutoCloseable {
     private void writeFully(Slot slot, long address, int length, long offset) throws IOException {
         int done = 0;
         while (done < length) {
-            long n = NativeIo.pwrite(slot.callState, fd, address + done, length - done, offset + done);
+            long n = Libc.pwrite(slot.callState, fd, address + done, length - done, offset + done);
             if (n >= 0) {
                 done += (int) n;
             } else {
@@ -231,7 +232,7 @@ public final class PositionalIo implements AutoCloseable {
     }
 
     private void throwUnlessEintr(Slot slot, String call) throws ErrnoException {
-        int errno = NativeIo.errno(slot.callState);
+        int errno = Libc.errno(slot.callState);
         if (errno != NativeIo.EINTR) {
             throw new ErrnoException(call, what, errno);
         }

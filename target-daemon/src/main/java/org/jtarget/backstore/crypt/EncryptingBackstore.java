@@ -3,7 +3,8 @@ package org.jtarget.backstore.crypt;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.jtarget.backstore.spi.Backstore;
-import org.jtarget.backstore.spi.BackstoreInfo;
+import org.jtarget.backstore.spi.ForwardingBackstore;
+import org.jtarget.buffer.ScatterList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,11 +29,10 @@ import java.security.SecureRandom;
  * uniformly random, so a written 512-byte block encrypts to all zeros with probability 2^-4096.
  * The same rule makes never-written blocks of a sparse file read as zeros.
  */
-public final class EncryptingBackstore implements Backstore {
+public final class EncryptingBackstore extends ForwardingBackstore {
 
     private static final Logger LOG = LoggerFactory.getLogger(EncryptingBackstore.class);
 
-    private final Backstore inner;
     private final Path keyFile;
     private final ByteBufAllocator alloc;
     private final SecureRandom random;
@@ -46,7 +46,7 @@ public final class EncryptingBackstore implements Backstore {
      */
     public EncryptingBackstore(Backstore inner, Path keyFile, XtsKey key, ByteBufAllocator alloc,
                                SecureRandom random) {
-        this.inner = inner;
+        super(inner);
         this.keyFile = keyFile;
         this.key = key;
         this.alloc = alloc;
@@ -56,11 +56,6 @@ public final class EncryptingBackstore implements Backstore {
             throw new IllegalArgumentException("block size " + blockSize + " is not a multiple of 16");
         }
         this.engines = ThreadLocal.withInitial(() -> new XtsAes(this.key));
-    }
-
-    /** The store underneath, which holds the ciphertext. */
-    public Backstore inner() {
-        return inner;
     }
 
     /** This thread's engine, on the current key. */
@@ -73,26 +68,11 @@ public final class EncryptingBackstore implements Backstore {
         return e;
     }
 
-    @Override
-    public BackstoreInfo info() {
-        return inner.info();
-    }
-
-    @Override
-    public String name() {
-        return inner.name();
-    }
-
-    @Override
-    public boolean isNonBlocking() {
-        return inner.isNonBlocking();
-    }
-
     /** Reads the ciphertext into {@code dst} (borrowed) and decrypts it there. */
     @Override
     public void read(long lba, int blocks, ByteBuf dst) throws IOException {
         int at = dst.writerIndex();
-        inner.read(lba, blocks, dst);
+        delegate().read(lba, blocks, dst);
         engine().decryptInPlace(dst, at, blockSize, blocks, lba);
     }
 
@@ -104,36 +84,25 @@ public final class EncryptingBackstore implements Backstore {
         try {
             engine().encrypt(src, src.readerIndex(), cipherText, 0, blockSize, length / blockSize, lba);
             cipherText.writerIndex(length);
-            inner.write(lba, cipherText, fua);
+            delegate().write(lba, cipherText, fua);
         } finally {
             cipherText.release();
         }
     }
 
+    /** The segments as one view, encrypted like any write (the inner store must never see the plaintext). */
     @Override
-    public void flush(long lba, long blocks) throws IOException {
-        inner.flush(lba, blocks);
+    public void write(long lba, ScatterList src, int length, boolean fua) throws IOException {
+        write(lba, Backstore.firstBytes(src, length), fua);
     }
 
+    /**
+     * Never from the event loop: what the inner store has cached is ciphertext, and decrypting is
+     * work for the LU's I/O thread.
+     */
     @Override
-    public boolean supportsUnmap() {
-        return inner.supportsUnmap();
-    }
-
-    /** Deallocated blocks read as zeros from the inner store, and zeros pass decryption unchanged. */
-    @Override
-    public void unmap(long lba, long blocks) throws IOException {
-        inner.unmap(lba, blocks);
-    }
-
-    @Override
-    public int unmapGranularityBlocks() {
-        return inner.unmapGranularityBlocks();
-    }
-
-    @Override
-    public ProvisioningRun provisioningRun(long lba, long maxBlocks) throws IOException {
-        return inner.provisioningRun(lba, maxBlocks);
+    public boolean tryReadNonBlocking(long lba, int blocks, ByteBuf dst) {
+        return false;
     }
 
     @Override
@@ -160,7 +129,7 @@ public final class EncryptingBackstore implements Backstore {
     @Override
     public void close() throws IOException {
         try {
-            inner.close();
+            super.close();
         } finally {
             key.destroy();
         }

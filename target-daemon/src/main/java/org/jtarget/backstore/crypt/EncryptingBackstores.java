@@ -2,9 +2,8 @@ package org.jtarget.backstore.crypt;
 
 import io.netty.buffer.PooledByteBufAllocator;
 import org.jtarget.backstore.spi.Backstore;
-import org.jtarget.config.BackstoreConfig;
-import org.jtarget.config.BackstoreConfig.Encrypt;
-import org.jtarget.config.ConfigException;
+import org.jtarget.backstore.spi.StoreOpenException;
+import org.jtarget.backstore.spi.StoreOpenException.Setting;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,19 +13,20 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 
 /**
- * Opens a file or block store with its {@code encrypt} setting, applying the key rule: a key is
+ * Opens a file or block store with its encryption {@link Mode}, applying the key rule: a key is
  * never invented for data that already exists, because the data would silently turn to noise.
  * <ul>
- * <li>{@code encrypt: true}: the key file must exist, unless the store is a file that does not
- *     exist yet (it is created at this start with {@code create: true}): then a new key is written
- *     before the file is created. A missing key for an existing file or device is a config error
- *     naming {@code backstores[NAME].encrypt}.</li>
- * <li>{@code encrypt: new}: initialises encryption on an existing file or device (whose content
- *     becomes unreadable); refused while a key file exists, so it runs once and the config then
- *     says {@code true}.</li>
- * <li>{@code encrypt: false} with a key file present is a config error too: the store holds
- *     ciphertext that initiators would read as data.</li>
+ * <li>{@link Mode#ON} ({@code encrypt: true}): the key file must exist, unless the store's data is
+ *     new (a file created at this start): then a new key is written before the file is created. A
+ *     missing key for an existing file or device is refused.</li>
+ * <li>{@link Mode#NEW} ({@code encrypt: new}): initialises encryption on an existing file or device
+ *     (whose content becomes unreadable); refused while a key file exists, so it runs once and the
+ *     config then says {@code true}.</li>
+ * <li>{@link Mode#OFF} with a key file present is refused too: the store holds ciphertext that
+ *     initiators would read as data.</li>
  * </ul>
+ * Refusals are {@link StoreOpenException}s about {@link Setting#ENCRYPT}; their texts tell the fix
+ * in the config's words, as an operator reads them there.
  */
 public final class EncryptingBackstores {
 
@@ -36,45 +36,68 @@ public final class EncryptingBackstores {
     /** Opens the inner, plaintext-agnostic store. */
     @FunctionalInterface
     public interface StoreOpener {
-        Backstore open() throws ConfigException;
+        Backstore open() throws StoreOpenException;
+    }
+
+    /** Encryption at rest of one store: every block XTS-AES-256 ciphertext, the key in {@code keys/<name>.key}. */
+    public enum Mode {
+        /** Plaintext; a key file for the store is refused (its data is ciphertext). */
+        OFF,
+        /** Encrypted with the store's key file (made now only for new data). */
+        ON,
+        /** Make the key for this existing store now, once: its current content becomes unreadable. */
+        NEW
+    }
+
+    /**
+     * Where a store's data is and whether it comes into being at this open (a file created now):
+     * only then may {@link Mode#ON} make a key.
+     *
+     * @param name    the store's name (its key file is {@code keys/<name>.key})
+     * @param data    the file or device, for messages
+     * @param newData true if the data does not exist yet and the opener creates it
+     */
+    public record Target(String name, Path data, boolean newData) {
     }
 
     private EncryptingBackstores() {
     }
 
     /**
-     * Opens the store {@code opener} opens, encrypted if {@code config} says so; the caller owns
-     * the result.
+     * Opens the store {@code opener} opens, encrypted if {@code mode} says so; the caller owns the
+     * result.
      *
-     * @param stateDir the daemon's state directory ({@code daemon.state-dir}) holding {@code keys/};
-     *                 null: none (only unencrypted stores open)
+     * @param stateDir the daemon's state directory holding {@code keys/}; null: none (only
+     *                 {@link Mode#OFF} then, and no key file check)
+     * @throws IllegalArgumentException if {@code mode} encrypts and there is no state directory
      */
-    public static Backstore open(BackstoreConfig config, Path stateDir, StoreOpener opener) throws ConfigException {
+    public static Backstore open(Target target, Mode mode, Path stateDir, StoreOpener opener)
+            throws StoreOpenException {
         if (stateDir == null) {
-            if (config.encrypt() != Encrypt.OFF) {
-                throw error(config, "needs daemon.state-dir to keep the key");
+            if (mode != Mode.OFF) {
+                throw new IllegalArgumentException("store " + target.name() + ": encryption needs a state directory");
             }
             return opener.open();
         }
-        Path keyFile = KeyFile.of(stateDir, config.name());
+        Path keyFile = KeyFile.of(stateDir, target.name());
         boolean haveKey = Files.exists(keyFile);
-        XtsKey key = switch (config.encrypt()) {
+        XtsKey key = switch (mode) {
             case OFF -> {
                 if (haveKey) {
-                    throw error(config, "the store has a key file " + keyFile + ": it holds encrypted data; set "
+                    throw error("the store has a key file " + keyFile + ": it holds encrypted data; set "
                             + "'encrypt: true', or delete the key file to use the store unencrypted (its data is lost)");
                 }
                 yield null;
             }
-            case ON -> haveKey ? load(config, keyFile) : keyForNewFile(config, keyFile);
+            case ON -> haveKey ? load(keyFile) : keyForNewFile(target, keyFile);
             case NEW -> {
                 if (haveKey) {
-                    throw error(config, "'new' creates a key, but " + keyFile + " exists: set 'encrypt: true' to "
+                    throw error("'new' creates a key, but " + keyFile + " exists: set 'encrypt: true' to "
                             + "use it (or delete it, losing the data, to start over)");
                 }
                 LOG.warn("backstore {}: encryption initialised: its current content is unreadable from now on; "
-                        + "set 'encrypt: true' in the config before the next start", config.name());
-                yield create(config, keyFile);
+                        + "set 'encrypt: true' in the config before the next start", target.name());
+                yield create(keyFile);
             }
         };
         Backstore inner = opener.open();
@@ -85,36 +108,35 @@ public final class EncryptingBackstores {
             return new EncryptingBackstore(inner, keyFile, key, PooledByteBufAllocator.DEFAULT, RANDOM);
         } catch (IllegalArgumentException e) {
             closeQuietly(inner);
-            throw error(config, e.getMessage());
+            throw error(e.getMessage());
         }
     }
 
     /** {@code encrypt: true} without a key file: allowed only for a file created at this start. */
-    private static XtsKey keyForNewFile(BackstoreConfig config, Path keyFile) throws ConfigException {
-        boolean newFile = config.type() == BackstoreConfig.Type.FILE && config.create() && !Files.exists(config.path());
-        if (!newFile) {
-            throw error(config, "no key file " + keyFile + " for existing " + config.path() + ": its data cannot be "
+    private static XtsKey keyForNewFile(Target target, Path keyFile) throws StoreOpenException {
+        if (!target.newData()) {
+            throw error("no key file " + keyFile + " for existing " + target.data() + ": its data cannot be "
                     + "decrypted; restore the key file, or set 'encrypt: new' once to start over (the data is lost)");
         }
-        LOG.info("backstore {}: new encryption key for the new file {}", config.name(), config.path());
-        return create(config, keyFile);
+        LOG.info("backstore {}: new encryption key for the new file {}", target.name(), target.data());
+        return create(keyFile);
     }
 
-    private static XtsKey create(BackstoreConfig config, Path keyFile) throws ConfigException {
+    private static XtsKey create(Path keyFile) throws StoreOpenException {
         XtsKey key = XtsKey.generate(RANDOM);
         try {
             KeyFile.write(keyFile, key);
         } catch (IOException e) {
-            throw new ConfigException(null, key(config), "cannot write key file " + keyFile + ": " + e, e);
+            throw new StoreOpenException(Setting.ENCRYPT, "cannot write key file " + keyFile + ": " + e, e);
         }
         return key;
     }
 
-    private static XtsKey load(BackstoreConfig config, Path keyFile) throws ConfigException {
+    private static XtsKey load(Path keyFile) throws StoreOpenException {
         try {
             return KeyFile.load(keyFile);
         } catch (IOException e) {
-            throw new ConfigException(null, key(config), "cannot read key file " + keyFile + ": " + e.getMessage(), e);
+            throw new StoreOpenException(Setting.ENCRYPT, "cannot read key file " + keyFile + ": " + e.getMessage(), e);
         }
     }
 
@@ -126,11 +148,7 @@ public final class EncryptingBackstores {
         }
     }
 
-    private static String key(BackstoreConfig config) {
-        return "backstores[" + config.name() + "].encrypt";
-    }
-
-    private static ConfigException error(BackstoreConfig config, String problem) {
-        return new ConfigException(null, key(config), problem);
+    private static StoreOpenException error(String problem) {
+        return new StoreOpenException(Setting.ENCRYPT, problem);
     }
 }

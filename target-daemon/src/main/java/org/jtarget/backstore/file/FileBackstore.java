@@ -100,12 +100,14 @@ public final class FileBackstore implements Backstore {
     }
 
     /** True if data I/O bypasses the page cache (O_DIRECT). */
-    public boolean direct() {
+    @Override
+    public boolean directIo() {
         return direct != null;
     }
 
-    /** The backing file. */
-    public Path path() {
+    /** The image file. */
+    @Override
+    public Path backingFile() {
         return path;
     }
 

@@ -3,8 +3,8 @@ package org.jtarget.backstore.file;
 import io.netty.buffer.Unpooled;
 import org.jtarget.backstore.block.PositionalIo;
 import org.jtarget.backstore.spi.BackstoreInfo;
-import org.jtarget.config.BackstoreConfig;
-import org.jtarget.config.ConfigException;
+import org.jtarget.backstore.spi.StoreOpenException;
+import org.jtarget.backstore.spi.StoreOpenException.Setting;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -17,16 +17,16 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * Opens {@link FileBackstore}s from config: creates a missing file sparse when {@code create: true}
- * (its folder too), checks the size, and reports problems as {@link ConfigException}s naming the key.
+ * Opens {@link FileBackstore}s: creates a missing file sparse when asked to (its folder too), checks
+ * the size, and reports problems as {@link StoreOpenException}s naming the setting.
  */
 public final class FileBackstores {
 
     private FileBackstores() {
     }
 
-    /** Opens (and if allowed creates) the file store described by {@code config}. */
-    public static FileBackstore open(BackstoreConfig config) throws ConfigException {
+    /** Opens (and if allowed creates) the file store described by {@code config}; the caller owns and closes it. */
+    public static FileBackstore open(FileStoreSettings config) throws StoreOpenException {
         Path path = config.path();
         try {
             if (!Files.exists(path)) {
@@ -34,30 +34,30 @@ public final class FileBackstores {
             }
             Path real = path.toRealPath();
             if (!Files.isRegularFile(real)) {
-                throw error(config, "path", real + " is not a regular file");
+                throw error(Setting.PATH, real + " is not a regular file");
             }
             long actual = Files.size(real);
             if (actual != config.sizeBytes()) {
-                throw error(config, "size", "file " + real + " is " + actual + " bytes but size is "
+                throw error(Setting.SIZE, "file " + real + " is " + actual + " bytes but size is "
                         + config.sizeBytes() + " (fix size, or resize the file yourself)");
             }
             return openChannel(config, real);
         } catch (AccessDeniedException e) {
-            throw error(config, "path", "permission denied: " + e.getFile());
+            throw error(Setting.PATH, "permission denied: " + e.getFile());
         } catch (IOException e) {
-            throw error(config, "path", "cannot open " + path + ": " + e);
+            throw error(Setting.PATH, "cannot open " + path + ": " + e);
         }
     }
 
-    private static FileBackstore openChannel(BackstoreConfig config, Path real) throws IOException, ConfigException {
+    private static FileBackstore openChannel(FileStoreSettings config, Path real)
+            throws IOException, StoreOpenException {
         FileChannel channel = FileChannel.open(real, StandardOpenOption.READ, StandardOpenOption.WRITE);
         Object fileKey = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
-        boolean wce = config.writeCache() == null || config.writeCache();
         // The page cache and the file system write and allocate whole 4 KiB blocks: that is the
         // physical block (SBC-4 4.6.2), so initiators align their I/O and UNMAP to it.
         int physicalExponent = Integer.numberOfTrailingZeros(Math.max(1, FileBackstore.FS_BLOCK / config.blockSize()));
-        BackstoreInfo info = new BackstoreInfo(config.blockSize(), config.blockCount(), wce, config.thin(), false,
-                0, 0, "file:" + real, physicalExponent);
+        BackstoreInfo info = new BackstoreInfo(config.blockSize(), config.blockCount(), config.writeCache(),
+                config.thin(), false, 0, 0, "file:" + real, physicalExponent);
         LinuxFileHoles holes = null;
         try {
             if (config.thin()) {
@@ -71,13 +71,13 @@ public final class FileBackstores {
             if (holes != null) {
                 holes.close();
             }
-            throw error(config, "thin", "cannot punch holes in " + real + ": " + e.getMessage());
+            throw error(Setting.THIN, "cannot punch holes in " + real + ": " + e.getMessage());
         }
         PositionalIo direct = null;
-        if (Boolean.TRUE.equals(config.direct())) {
+        if (config.direct()) {
             try {
                 direct = openDirect(config, real);
-            } catch (ConfigException e) {
+            } catch (StoreOpenException e) {
                 channel.close();
                 if (holes != null) {
                     holes.close();
@@ -93,12 +93,12 @@ public final class FileBackstores {
      * (through the aligned bounce path), so a file system without O_DIRECT, or one that needs
      * larger alignment than the block size, is a config error now rather than I/O errors later.
      */
-    private static PositionalIo openDirect(BackstoreConfig config, Path real) throws ConfigException {
+    private static PositionalIo openDirect(FileStoreSettings config, Path real) throws StoreOpenException {
         PositionalIo io;
         try {
             io = PositionalIo.open(real, true, false);
         } catch (IOException e) {
-            throw error(config, "direct", "cannot open " + real + " with O_DIRECT: " + e.getMessage());
+            throw error(Setting.DIRECT, "cannot open " + real + " with O_DIRECT: " + e.getMessage());
         }
         var probe = Unpooled.buffer(config.blockSize());
         try {
@@ -111,7 +111,7 @@ public final class FileBackstores {
             } catch (IOException ignored) {
                 // the probe's error is the one to report
             }
-            throw error(config, "direct", "O_DIRECT I/O of " + config.blockSize() + "-byte blocks fails on "
+            throw error(Setting.DIRECT, "O_DIRECT I/O of " + config.blockSize() + "-byte blocks fails on "
                     + real + ": " + e.getMessage() + " (set direct: false)");
         } finally {
             probe.release();
@@ -119,10 +119,10 @@ public final class FileBackstores {
     }
 
     /** Creates the file and sets its length without writing data (ftruncate: a sparse file). */
-    private static void createSparse(BackstoreConfig config) throws IOException, ConfigException {
+    private static void createSparse(FileStoreSettings config) throws IOException, StoreOpenException {
         Path path = config.path();
         if (!config.create()) {
-            throw error(config, "path", "no such file " + path + " (add 'create: true' to create it)");
+            throw error(Setting.PATH, "no such file " + path + " (add 'create: true' to create it)");
         }
         if (path.getParent() != null) {
             Files.createDirectories(path.getParent());
@@ -137,7 +137,7 @@ public final class FileBackstores {
         }
     }
 
-    private static ConfigException error(BackstoreConfig config, String key, String problem) {
-        return new ConfigException(null, "backstores[" + config.name() + "]." + key, problem);
+    private static StoreOpenException error(Setting setting, String problem) {
+        return new StoreOpenException(setting, problem);
     }
 }

@@ -4,15 +4,12 @@ import org.jtarget.os.Libc;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
 
 /**
- * Hole punching and hole finding on a Linux file, through Java 25's foreign function API (no
- * JNI): {@code fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)} deallocates a range, which
+ * Hole punching and hole finding on a Linux file, through {@link Libc}'s downcalls:
+ * {@code fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)} deallocates a range, which
  * then reads as zeros (fallocate(2)); {@code lseek(SEEK_DATA / SEEK_HOLE)} tells allocated ranges
  * from holes (lseek(2)). FileChannel exposes neither, so the store keeps a second descriptor of
  * the same file for these calls; data I/O stays on the FileChannel.
@@ -28,17 +25,6 @@ final class LinuxFileHoles implements AutoCloseable {
     private static final int ENXIO = 6;
     private static final int EOPNOTSUPP = 95;
 
-    private static final MethodHandle OPEN = downcall("open",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-    private static final MethodHandle CLOSE = downcall("close",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-    private static final MethodHandle FALLOCATE = downcall("fallocate",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG));
-    private static final MethodHandle LSEEK = downcall("lseek",
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
-                    ValueLayout.JAVA_INT));
-
     private final int fd;
     private final Path path;
 
@@ -47,14 +33,10 @@ final class LinuxFileHoles implements AutoCloseable {
         this.path = path;
     }
 
-    private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
-        return Libc.downcall(name, descriptor);
-    }
-
     /** Opens a second descriptor of {@code path} for hole operations. */
     static LinuxFileHoles open(Path path) throws IOException {
-        Result r = call("open", path, (state, arena) ->
-                (int) OPEN.invokeExact(state, arena.allocateFrom(path.toString()), O_RDWR | O_CLOEXEC));
+        Result r = call((state, arena) ->
+                Libc.open(state, arena.allocateFrom(path.toString()), O_RDWR | O_CLOEXEC));
         if (r.value() < 0) {
             throw failure("open", path, r.errno());
         }
@@ -66,8 +48,8 @@ final class LinuxFileHoles implements AutoCloseable {
      * blocks at either end are zeroed rather than freed, so the whole range reads as zeros.
      */
     void punchHole(long offset, long length) throws IOException {
-        Result r = call("fallocate", path, (state, arena) ->
-                (int) FALLOCATE.invokeExact(state, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length));
+        Result r = call((state, arena) ->
+                Libc.fallocate(state, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, length));
         if (r.value() != 0) {
             throw failure(r.errno() == EOPNOTSUPP ? "fallocate(PUNCH_HOLE) not supported by the file system"
                     : "fallocate(PUNCH_HOLE)", path, r.errno());
@@ -85,7 +67,7 @@ final class LinuxFileHoles implements AutoCloseable {
     }
 
     private long seek(long offset, int whence) throws IOException {
-        Result r = call("lseek", path, (state, arena) -> (long) LSEEK.invokeExact(state, fd, offset, whence));
+        Result r = call((state, arena) -> Libc.lseek(state, fd, offset, whence));
         if (r.value() >= 0) {
             return r.value();
         }
@@ -101,19 +83,15 @@ final class LinuxFileHoles implements AutoCloseable {
 
     @FunctionalInterface
     private interface Downcall {
-        long invoke(MemorySegment callState, Arena arena) throws Throwable;
+        long invoke(MemorySegment callState, Arena arena);
     }
 
     /** Runs one downcall with a fresh errno capture area (control path: allocation is fine). */
-    private static Result call(String what, Path path, Downcall downcall) throws IOException {
+    private static Result call(Downcall downcall) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Libc.newCallState(arena);
             long value = downcall.invoke(state, arena);
             return new Result(value, Libc.errno(state));
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IOException(what + " " + path + ": " + t, t);
         }
     }
 
@@ -127,7 +105,7 @@ final class LinuxFileHoles implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        Result r = call("close", path, (state, arena) -> (int) CLOSE.invokeExact(state, fd));
+        Result r = call((state, arena) -> Libc.close(state, fd));
         if (r.value() != 0) {
             throw failure("close", path, r.errno());
         }

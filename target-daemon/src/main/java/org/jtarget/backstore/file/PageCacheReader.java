@@ -5,10 +5,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,14 +34,6 @@ final class PageCacheReader implements AutoCloseable {
     private static final long IOVEC_BYTES = 16;
     private static final int CLOSED = -1;
 
-    private static final MethodHandle OPEN = Libc.downcall("open",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-    private static final MethodHandle CLOSE = Libc.downcall("close",
-            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-    private static final MethodHandle PREADV2 = Libc.downcall("preadv2",
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
-                    ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-
     /** Per calling thread (event loops): the iovec and errno slot, made once, freed with the thread. */
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
@@ -62,14 +52,12 @@ final class PageCacheReader implements AutoCloseable {
     static PageCacheReader open(Path path) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Libc.newCallState(arena);
-            int fd = (int) OPEN.invokeExact(state, arena.allocateFrom(path.toString()), O_RDONLY | O_CLOEXEC);
+            int fd = Libc.open(state, arena.allocateFrom(path.toString()), O_RDONLY | O_CLOEXEC);
             if (fd < 0) {
                 log.debug("{}: no page-cache reader (open errno {})", path, Libc.errno(state));
                 return null;
             }
             return new PageCacheReader(fd, path.toString());
-        } catch (Throwable t) {
-            throw Libc.rethrow(t);
         }
     }
 
@@ -87,14 +75,12 @@ final class PageCacheReader implements AutoCloseable {
             Scratch s = SCRATCH.get();
             s.iovec.set(ValueLayout.JAVA_LONG, 0, MemorySegment.ofBuffer(dst).address());
             s.iovec.set(ValueLayout.JAVA_LONG, 8, length);
-            long n = (long) PREADV2.invokeExact(s.callState, fd, s.iovec, 1, pos, RWF_NOWAIT);
+            long n = Libc.preadv2(s.callState, fd, s.iovec, 1, pos, RWF_NOWAIT);
             if (n < 0 && Libc.errno(s.callState) == EOPNOTSUPP) {
                 unsupported = true; // this file system cannot say "would block": stop asking
                 log.debug("{}: RWF_NOWAIT not supported; reads go through the I/O threads", what);
             }
             return n == length;
-        } catch (Throwable t) {
-            throw Libc.rethrow(t);
         } finally {
             users.decrementAndGet();
         }
@@ -120,13 +106,8 @@ final class PageCacheReader implements AutoCloseable {
             }
             Thread.onSpinWait();
         }
-        try (Arena arena = Arena.ofConfined()) {
-            int rc = (int) CLOSE.invokeExact(Libc.newCallState(arena), fd);
-            if (rc != 0) {
-                log.debug("{}: close of the page-cache reader failed", what);
-            }
-        } catch (Throwable t) {
-            throw Libc.rethrow(t);
+        if (Libc.close(Libc.errnoIgnored(), fd) != 0) {
+            log.debug("{}: close of the page-cache reader failed", what);
         }
     }
 

@@ -1,18 +1,16 @@
 package org.jtarget.backstore.memory;
 
+import org.jtarget.os.Libc;
+
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.util.Locale;
 
 /**
  * One private anonymous mapping ({@code mmap(2)} with MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE),
  * through Java 25's foreign function API. Its pages cost nothing until written and read as zeros
  * until then; {@link #discard} hands a range's pages back to the kernel ({@code madvise(2)}
- * MADV_DONTNEED), after which it reads as zeros again. That makes the memory a thin store holds
+ * MADV_DONTNEED), after which it reads as zeros again. The calls are {@link Libc}'s. That makes the memory a thin store holds
  * exactly the chunks it has written, which is what {@link MemoryBudget} counts.
  *
  * <p>The mapping stays valid until the object is unreachable (then a cleaner unmaps it), so a read
@@ -28,25 +26,10 @@ final class AnonymousMemory {
             .startsWith("ppc") ? 0x40 : 0x4000;
     private static final int MADV_DONTNEED = 4;
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final MethodHandle MMAP = downcall("mmap", FunctionDescriptor.of(ValueLayout.ADDRESS,
-            ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-            ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
-    private static final MethodHandle MUNMAP = downcall("munmap", FunctionDescriptor.of(ValueLayout.JAVA_INT,
-            ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
-    private static final MethodHandle MADVISE = downcall("madvise", FunctionDescriptor.of(ValueLayout.JAVA_INT,
-            ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-
     private final MemorySegment segment;
 
     private AnonymousMemory(MemorySegment segment) {
         this.segment = segment;
-    }
-
-    private static MethodHandle downcall(String name, FunctionDescriptor descriptor) {
-        MemorySegment symbol = LINKER.defaultLookup().find(name)
-                .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
-        return LINKER.downcallHandle(symbol, descriptor);
     }
 
     /**
@@ -55,27 +38,19 @@ final class AnonymousMemory {
      * @throws OutOfMemoryError if the kernel refuses the mapping
      */
     static AnonymousMemory map(long size) {
-        MemorySegment base;
-        try {
-            base = (MemorySegment) MMAP.invokeExact(MemorySegment.NULL, size, PROT_READ_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0L);
-        } catch (Throwable t) {
-            throw new IllegalStateException("mmap failed", t);
-        }
-        if (base.address() == -1L || base.address() == 0L) {
+        long address = Libc.mmap(Libc.errnoIgnored(), 0L, size, PROT_READ_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0L);
+        if (Libc.mapFailed(address) || address == 0L) {
             throw new OutOfMemoryError("mmap of " + size + " bytes refused");
         }
-        long address = base.address();
         // the cleanup runs once the segment (and every ByteBuffer view of it) is unreachable
-        return new AnonymousMemory(base.reinterpret(size, Arena.ofAuto(), s -> unmap(address, size)));
+        return new AnonymousMemory(MemorySegment.ofAddress(address)
+                .reinterpret(size, Arena.ofAuto(), s -> unmap(address, size)));
     }
 
     private static void unmap(long address, long size) {
-        try {
-            int ignored = (int) MUNMAP.invokeExact(MemorySegment.ofAddress(address), size);
-        } catch (Throwable t) {
-            // nothing to do: the address space stays reserved until exit
-        }
+        // a failure leaves nothing to do: the address space stays reserved until exit
+        Libc.munmap(Libc.errnoIgnored(), address, size);
     }
 
     /** The whole mapping. */
@@ -89,14 +64,9 @@ final class AnonymousMemory {
      * zeroed instead, which keeps the contents right but the pages committed.
      */
     void discard(long offset, long length) {
-        int rc;
-        try {
-            rc = (int) MADVISE.invokeExact(segment.asSlice(offset, length), length, MADV_DONTNEED);
-        } catch (Throwable t) {
-            rc = -1;
-        }
-        if (rc != 0) {
-            segment.asSlice(offset, length).fill((byte) 0);
+        MemorySegment range = segment.asSlice(offset, length);
+        if (Libc.madvise(Libc.errnoIgnored(), range.address(), length, MADV_DONTNEED) != 0) {
+            range.fill((byte) 0);
         }
     }
 }

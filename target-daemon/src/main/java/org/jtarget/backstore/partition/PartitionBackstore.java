@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import org.jtarget.buffer.ScatterList;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
+import org.jtarget.backstore.spi.ForwardingBackstore;
 import org.jtarget.backstore.spi.StoreException;
 
 import java.io.IOException;
@@ -26,10 +27,9 @@ import java.io.IOException;
  * <p>The partition borrows its parent: it never closes it. Whoever opened the parent (the daemon's
  * {@code BackstoreSet}) closes it once, after every partition over it.
  */
-public final class PartitionBackstore implements Backstore {
+public final class PartitionBackstore extends ForwardingBackstore {
 
     private final String name;
-    private final Backstore parent;
     private final long offsetBlocks;
     private final long blockCount;
     private final int blockSize;
@@ -44,13 +44,13 @@ public final class PartitionBackstore implements Backstore {
      * @throws IllegalArgumentException if the extent is empty or not inside the parent
      */
     public PartitionBackstore(String name, Backstore parent, long offsetBlocks, long blockCount) {
+        super(parent);
         BackstoreInfo p = parent.info();
         if (offsetBlocks < 0 || blockCount <= 0 || offsetBlocks > p.blockCount() - blockCount) {
             throw new IllegalArgumentException("partition " + name + " at block " + offsetBlocks + " + "
                     + blockCount + " is outside " + parent.name() + " (" + p.blockCount() + " blocks)");
         }
         this.name = name;
-        this.parent = parent;
         this.offsetBlocks = offsetBlocks;
         this.blockCount = blockCount;
         this.blockSize = p.blockSize();
@@ -88,7 +88,7 @@ public final class PartitionBackstore implements Backstore {
 
     /** The store this partition is carved from. */
     public Backstore parent() {
-        return parent;
+        return delegate();
     }
 
     /** The partition's first block in the parent. */
@@ -97,13 +97,8 @@ public final class PartitionBackstore implements Backstore {
     }
 
     @Override
-    public boolean isNonBlocking() {
-        return parent.isNonBlocking();
-    }
-
-    @Override
     public void read(long lba, int blocks, ByteBuf dst) throws IOException {
-        parent.read(translate(lba, blocks), blocks, dst);
+        parent().read(translate(lba, blocks), blocks, dst);
     }
 
     @Override
@@ -112,12 +107,13 @@ public final class PartitionBackstore implements Backstore {
         if (bytes % blockSize != 0) {
             throw new IllegalArgumentException("write of " + bytes + " bytes is not a whole number of blocks");
         }
-        parent.write(translate(lba, bytes / blockSize), src, fua);
+        parent().write(translate(lba, bytes / blockSize), src, fua);
     }
 
     @Override
     public boolean tryReadNonBlocking(long lba, int blocks, ByteBuf dst) {
-        return !closed && lba >= 0 && lba + blocks <= blockCount && parent.tryReadNonBlocking(offsetBlocks + lba, blocks, dst);
+        return !closed && lba >= 0 && lba + blocks <= blockCount
+                && parent().tryReadNonBlocking(offsetBlocks + lba, blocks, dst);
     }
 
     /** The parent gets the segments as they are (a memory parent copies them without a view). */
@@ -126,24 +122,19 @@ public final class PartitionBackstore implements Backstore {
         if (length % blockSize != 0) {
             throw new IllegalArgumentException("write of " + length + " bytes is not a whole number of blocks");
         }
-        parent.write(translate(lba, length / blockSize), src, length, fua);
+        parent().write(translate(lba, length / blockSize), src, length, fua);
     }
 
     /** SBC-4 5.28 SYNCHRONIZE CACHE: blocks 0 means to the end of this partition, not of the parent. */
     @Override
     public void flush(long lba, long blocks) throws IOException {
         long count = blocks == 0 ? blockCount - lba : blocks;
-        parent.flush(translate(lba, count), count);
-    }
-
-    @Override
-    public boolean supportsUnmap() {
-        return parent.supportsUnmap();
+        parent().flush(translate(lba, count), count);
     }
 
     @Override
     public void unmap(long lba, long blocks) throws IOException {
-        parent.unmap(translate(lba, blocks), blocks);
+        parent().unmap(translate(lba, blocks), blocks);
     }
 
     /**
@@ -153,13 +144,13 @@ public final class PartitionBackstore implements Backstore {
      */
     @Override
     public int unmapGranularityBlocks() {
-        int g = parent.unmapGranularityBlocks();
+        int g = parent().unmapGranularityBlocks();
         return g > 1 && offsetBlocks % g != 0 ? 1 : g;
     }
 
     @Override
     public ProvisioningRun provisioningRun(long lba, long maxBlocks) throws IOException {
-        return parent.provisioningRun(translate(lba, maxBlocks), maxBlocks);
+        return parent().provisioningRun(translate(lba, maxBlocks), maxBlocks);
     }
 
     /**
@@ -177,6 +168,17 @@ public final class PartitionBackstore implements Backstore {
         return offsetBlocks + lba;
     }
 
+    /** Never: a new key for the parent would erase the sibling partitions too. */
+    @Override
+    public boolean supportsCryptoErase() {
+        return false;
+    }
+
+    @Override
+    public void cryptoErase() {
+        throw new UnsupportedOperationException("cryptoErase of partition " + name);
+    }
+
     /**
      * Makes the partition's writes stable and refuses further I/O; idempotent. The parent stays
      * open (it is borrowed).
@@ -187,6 +189,6 @@ public final class PartitionBackstore implements Backstore {
             return;
         }
         closed = true;
-        parent.flush(offsetBlocks, blockCount);
+        parent().flush(offsetBlocks, blockCount);
     }
 }

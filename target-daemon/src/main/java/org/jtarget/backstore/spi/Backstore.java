@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import org.jtarget.buffer.ScatterList;
 
 import java.io.IOException;
+import java.nio.file.Path;
 
 /**
  * The data plane of a logical unit: blocks in, blocks out, flush, optional unmap. Everything else
@@ -53,8 +54,13 @@ public interface Backstore extends AutoCloseable {
      * @param fua force unit access: the data is on stable storage before this returns
      */
     default void write(long lba, ScatterList src, int length, boolean fua) throws IOException {
+        write(lba, firstBytes(src, length), fua);
+    }
+
+    /** The first {@code length} bytes of {@code src} as one borrowed {@link ByteBuf} view (no copy). */
+    static ByteBuf firstBytes(ScatterList src, int length) {
         ByteBuf all = src.asByteBuf();
-        write(lba, length == all.readableBytes() ? all : all.slice(all.readerIndex(), length), fua);
+        return length == all.readableBytes() ? all : all.slice(all.readerIndex(), length);
     }
 
     /**
@@ -121,6 +127,24 @@ public interface Backstore extends AutoCloseable {
      */
     default ProvisioningRun provisioningRun(long lba, long maxBlocks) throws IOException {
         return new ProvisioningRun(true, maxBlocks);
+    }
+
+    /**
+     * True if the data moves with O_DIRECT, bypassing the page cache: a READ buffer that is
+     * page-aligned in memory is read into in place, any other through an aligned bounce copy, so
+     * the caller should hand it aligned buffers. A decorator answers for the store beneath it.
+     */
+    default boolean directIo() {
+        return false;
+    }
+
+    /**
+     * The regular file holding the data (a file store, also beneath a partition or encryption), or
+     * null (memory, a block device). The daemon watches that path: a deleted or replaced file takes
+     * the store's logical units offline.
+     */
+    default Path backingFile() {
+        return null;
     }
 
     /**

@@ -10,39 +10,34 @@ import org.jtarget.scsi.sense.SenseReason;
  */
 public enum AluaState {
     /** 0h: every command, the preferred path (SPC-4 5.15.2.4.2). */
-    ACTIVE_OPTIMIZED(0x0, "active-optimized", 0, null),
+    ACTIVE_OPTIMIZED(0x0, 0, null),
     /** 1h: every command, maybe slower (SPC-4 5.15.2.4.3). */
-    ACTIVE_NON_OPTIMIZED(0x1, "active-non-optimized", 0, null),
+    ACTIVE_NON_OPTIMIZED(0x1, 0, null),
     /** 2h: only the commands of SPC-4 5.15.2.4.4, others 02/04/0B. */
-    STANDBY(0x2, "standby", OpcodeEntry.ALUA_STANDBY_BIT, SenseReason.LU_NOT_ACCESSIBLE_TARGET_PORT_IN_STANDBY_STATE),
+    STANDBY(0x2, OpcodeEntry.ALUA_STANDBY_BIT, SenseReason.LU_NOT_ACCESSIBLE_TARGET_PORT_IN_STANDBY_STATE),
     /** 3h: only the commands of SPC-4 5.15.2.4.5, others 02/04/0C. */
-    UNAVAILABLE(0x3, "unavailable", OpcodeEntry.ALUA_UNAVAILABLE_BIT,
+    UNAVAILABLE(0x3, OpcodeEntry.ALUA_UNAVAILABLE_BIT,
             SenseReason.LU_NOT_ACCESSIBLE_TARGET_PORT_IN_UNAVAILABLE_STATE),
     /**
      * Fh: between two states (SPC-4 5.15.2.5), only the commands of 5.15.2.4.6, others 02/04/0A.
      * Only an implicit change (the management layer) enters it; never SET TARGET PORT GROUPS or
      * the configuration.
      */
-    TRANSITIONING(0xF, "transitioning", OpcodeEntry.ALUA_TRANSITIONING_BIT,
+    TRANSITIONING(0xF, OpcodeEntry.ALUA_TRANSITIONING_BIT,
             SenseReason.LU_NOT_ACCESSIBLE_ASYMMETRIC_ACCESS_STATE_TRANSITION);
 
     private final int code;
-    private final String configName;
     private final int requiredFlag;
     private final SenseReason refusal;
 
-    AluaState(int code, String configName, int requiredFlag, SenseReason refusal) {
+    AluaState(int code, int requiredFlag, SenseReason refusal) {
         this.code = code;
-        this.configName = configName;
         this.requiredFlag = requiredFlag;
         this.refusal = refusal;
     }
 
     /** The ASYMMETRIC ACCESS STATE code (4 bits). */
     public int code() { return code; }
-
-    /** The {@code alua-state:} config value. */
-    public String configName() { return configName; }
 
     /**
      * Null if the command of {@code entry} may run in this state, else the NOT READY reason to
@@ -54,16 +49,6 @@ public enum AluaState {
 
     /** True for the two active states, where every command runs. */
     public boolean active() { return requiredFlag == 0; }
-
-    /** The state of an {@code alua-state:} config value (transitioning is not configurable), or null. */
-    public static AluaState ofConfigName(String name) {
-        for (AluaState s : values()) {
-            if (s != TRANSITIONING && s.configName.equals(name)) {
-                return s;
-            }
-        }
-        return null;
-    }
 
     /**
      * The state SET TARGET PORT GROUPS may request with {@code code} (SPC-4 6.31: 0h..3h here; LBD,

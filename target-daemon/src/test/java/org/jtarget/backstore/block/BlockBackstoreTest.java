@@ -4,8 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.backstore.spi.StoreException.Kind;
-import org.jtarget.config.BackstoreConfig;
-import org.jtarget.config.ConfigException;
+import org.jtarget.backstore.spi.StoreOpenException.Setting;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,6 +19,7 @@ import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.jtarget.backstore.spi.OpenRefusals.about;
 
 /**
  * The block store against real loop devices (skipped, with the reason, where losetup cannot attach
@@ -48,9 +48,9 @@ class BlockBackstoreTest {
         }
     }
 
-    private static BackstoreConfig config(LoopDevice loop, long size, int blockSize, boolean thin, Boolean direct) {
-        return new BackstoreConfig("disk0", BackstoreConfig.Type.BLOCK, loop.device(), size, false, blockSize, thin,
-                null, direct);
+    /** direct null: the daemon's default for block stores, O_DIRECT. */
+    private static BlockStoreSettings config(LoopDevice loop, long size, int blockSize, boolean thin, Boolean direct) {
+        return new BlockStoreSettings("disk0", loop.device(), size, blockSize, thin, true, direct == null || direct);
     }
 
     private static byte[] random(int bytes, long seed) {
@@ -87,27 +87,27 @@ class BlockBackstoreTest {
             assertThat(store.info().blockCount()).isEqualTo(DEVICE_BYTES / 512);
             assertThat(store.info().identitySeed()).isEqualTo("block:" + loop512.device().toRealPath());
             assertThat(store.info().writeCacheEnabled()).isTrue();
-            assertThat(store.direct()).as("direct by default").isTrue();
+            assertThat(store.directIo()).as("direct by default").isTrue();
             assertThat(store.supportsUnmap()).isFalse();
         }
         try (BlockBackstore store = BlockBackstores.open(config(loop4k, DEVICE_BYTES, 4096, false, false))) {
             assertThat(store.info().blockSize()).isEqualTo(4096);
             assertThat(store.info().blockCount()).isEqualTo(DEVICE_BYTES / 4096);
-            assertThat(store.direct()).isFalse();
+            assertThat(store.directIo()).isFalse();
         }
     }
 
     @Test
-    void aBlockSizeOtherThanTheDevicesIsAConfigError() {
+    void aBlockSizeOtherThanTheDevicesIsRefused() {
         assertThatThrownBy(() -> BlockBackstores.open(config(loop4k, 0, 512, false, null)))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("backstores[disk0].block-size")
+                .is(about(Setting.BLOCK_SIZE))
                 .hasMessageContaining("4096-byte logical blocks");
     }
 
     @Test
-    void aSizeOtherThanTheDevicesIsAConfigError() {
+    void aSizeOtherThanTheDevicesIsRefused() {
         assertThatThrownBy(() -> BlockBackstores.open(config(loop512, 1L << 20, 0, false, null)))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("backstores[disk0].size")
+                .is(about(Setting.SIZE))
                 .hasMessageContaining("is " + DEVICE_BYTES + " bytes");
     }
 
@@ -115,7 +115,7 @@ class BlockBackstoreTest {
     void aSecondOpenOfTheSameDeviceSaysItIsInUse() throws Exception {
         try (BlockBackstore first = BlockBackstores.open(config(loop512, 0, 0, false, null))) {
             assertThatThrownBy(() -> BlockBackstores.open(config(loop512, 0, 0, false, null)))
-                    .isInstanceOf(ConfigException.class).hasMessageContaining("backstores[disk0].path")
+                    .is(about(Setting.PATH))
                     .hasMessageContaining("is in use")
                     .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
         }

@@ -3,8 +3,10 @@ package org.jtarget.backstore.crypt;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import org.jtarget.backstore.file.FileBackstores;
+import org.jtarget.backstore.file.FileStoreSettings;
 import org.jtarget.backstore.spi.Backstore;
-import org.jtarget.config.BackstoreConfig;
+import org.jtarget.buffer.ScatterList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,16 +31,17 @@ class EncryptingBackstoreTest {
 
     private Backstore store;
 
-    private BackstoreConfig config(boolean thin) {
-        return new BackstoreConfig("enc0", BackstoreConfig.Type.FILE, dir.resolve("enc.img"), SIZE, true, BS, thin,
-                null).withEncrypt(BackstoreConfig.Encrypt.ON);
+    /** An encrypted file store (key in {@code state/keys/}, made with the file when the file is new). */
+    private Backstore openEncrypted(String name, int blockSize, boolean thin) throws Exception {
+        Path data = dir.resolve(name + ".img");
+        var settings = new FileStoreSettings(name, data, SIZE, true, blockSize, thin, true, false);
+        return EncryptingBackstores.open(new EncryptingBackstores.Target(name, data, !Files.exists(data)),
+                EncryptingBackstores.Mode.ON, dir.resolve("state"), () -> FileBackstores.open(settings));
     }
 
     @BeforeEach
     void open() throws Exception {
-        store = org.jtarget.backstore.Backstores.open(config(true), null,
-                new org.jtarget.backstore.memory.MemoryBudget(org.jtarget.backstore.memory.MemoryBudget.UNLIMITED),
-                dir.resolve("state"));
+        store = openEncrypted("enc", BS, true);
     }
 
     @AfterEach
@@ -84,9 +87,43 @@ class EncryptingBackstoreTest {
         assertThat(store).isInstanceOf(EncryptingBackstore.class);
         assertThat(store.supportsCryptoErase()).isTrue();
         assertThat(store.supportsUnmap()).isTrue();
-        Path key = dir.resolve("state/keys/enc0.key");
+        Path key = dir.resolve("state/keys/enc.key");
         assertThat(Files.size(key)).isEqualTo(64);
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(key))).isEqualTo("rw-------");
+    }
+
+    /** The data-out path (segments as received) is encrypted too: the inner store never sees plaintext. */
+    @Test
+    void segmentedWritesAreEncryptedAndNeverReadFromTheEventLoop() throws IOException {
+        ScatterList segments = new ScatterList();
+        segments.add(Unpooled.wrappedBuffer(filledBlocks(1, (byte) 's')));
+        segments.add(Unpooled.wrappedBuffer(filledBlocks(2, (byte) 's')));
+        try {
+            store.write(4, segments, 3 * BS, false);
+        } finally {
+            segments.clear();
+        }
+        assertThat(read(4, 3)).containsOnly((byte) 's');
+        assertThat(onDisk(4, 3)).isNotEqualTo(filledBlocks(3, (byte) 's'));
+        ByteBuf dst = Unpooled.buffer(BS);
+        try {
+            assertThat(store.tryReadNonBlocking(4, 1, dst)).as("cached ciphertext is not plaintext").isFalse();
+            assertThat(dst.writerIndex()).isZero();
+        } finally {
+            dst.release();
+        }
+    }
+
+    @Test
+    void answersCapabilityQueriesForTheFileBeneath() throws IOException {
+        assertThat(store.backingFile()).isEqualTo(dir.resolve("enc.img").toRealPath());
+        assertThat(store.directIo()).isFalse();
+    }
+
+    private static byte[] filledBlocks(int blocks, byte value) {
+        byte[] data = new byte[blocks * BS];
+        Arrays.fill(data, value);
+        return data;
     }
 
     @Test
@@ -118,7 +155,7 @@ class EncryptingBackstoreTest {
     void cryptoEraseReplacesTheKeyFileAndOldDataNoLongerDecrypts() throws IOException {
         fill(0, 4, (byte) 'a');
         byte[] before = onDisk(0, 4);
-        Path keyFile = dir.resolve("state/keys/enc0.key");
+        Path keyFile = dir.resolve("state/keys/enc.key");
         byte[] oldKey = Files.readAllBytes(keyFile);
         store.cryptoErase();
         byte[] newKey = Files.readAllBytes(keyFile);
@@ -141,20 +178,14 @@ class EncryptingBackstoreTest {
     void reopenedWithTheKeyFileReadsTheData() throws Exception {
         fill(7, 3, (byte) 'q');
         store.close();
-        store = org.jtarget.backstore.Backstores.open(config(true), null,
-                new org.jtarget.backstore.memory.MemoryBudget(org.jtarget.backstore.memory.MemoryBudget.UNLIMITED),
-                dir.resolve("state"));
+        store = openEncrypted("enc", BS, true);
         assertThat(read(7, 3)).containsOnly((byte) 'q');
     }
 
     @Test
     void fourKiBBlocksOnAFullyProvisionedStore() throws Exception {
         store.close();
-        BackstoreConfig c = new BackstoreConfig("enc4k", BackstoreConfig.Type.FILE, dir.resolve("enc4k.img"), SIZE, true,
-                4096, false, null).withEncrypt(BackstoreConfig.Encrypt.ON);
-        store = org.jtarget.backstore.Backstores.open(c, null,
-                new org.jtarget.backstore.memory.MemoryBudget(org.jtarget.backstore.memory.MemoryBudget.UNLIMITED),
-                dir.resolve("state"));
+        store = openEncrypted("enc4k", 4096, false);
         byte[] data = new byte[3 * 4096];
         new java.util.Random(1).nextBytes(data);
         ByteBuf src = Unpooled.wrappedBuffer(data);
@@ -170,5 +201,11 @@ class EncryptingBackstoreTest {
             dst.release();
         }
         assertThat(store.supportsUnmap()).isFalse();
+    }
+
+    @Test
+    void keyFileNamesEscapeSeparators() {
+        assertThat(KeyFile.of(dir, "../a/b").getFileName().toString()).isEqualTo("%2E.%2Fa%2Fb.key");
+        assertThat(KeyFile.of(dir, "disk-0_x.y").getFileName().toString()).isEqualTo("disk-0_x.y.key");
     }
 }

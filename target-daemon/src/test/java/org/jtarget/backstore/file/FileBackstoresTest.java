@@ -6,8 +6,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import org.jtarget.backstore.spi.StoreException;
-import org.jtarget.config.BackstoreConfig;
-import org.jtarget.config.ConfigException;
+import org.jtarget.backstore.spi.StoreOpenException.Setting;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,6 +20,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.jtarget.backstore.spi.OpenRefusals.about;
 
 /** Opening from config, and the file store's data path. */
 class FileBackstoresTest {
@@ -30,8 +30,10 @@ class FileBackstoresTest {
     @TempDir
     Path dir;
 
-    private BackstoreConfig config(String file, long size, boolean create, Boolean writeCache) {
-        return new BackstoreConfig("file0", BackstoreConfig.Type.FILE, dir.resolve(file), size, create, 512, false, writeCache);
+    /** writeCache null: the daemon's default for file stores, on. */
+    private FileStoreSettings config(String file, long size, boolean create, Boolean writeCache) {
+        return new FileStoreSettings("file0", dir.resolve(file), size, create, 512, false,
+                writeCache == null || writeCache, false);
     }
 
     private ByteBuf pattern(int bytes, int seed) {
@@ -102,8 +104,7 @@ class FileBackstoresTest {
         try (FileBackstore store = FileBackstores.open(config("disk.img", 65536, true, null))) {
             assertThat(store.info().logicalBlocksPerPhysicalBlockExponent()).isEqualTo(3); // 8 x 512
         }
-        BackstoreConfig fourK = new BackstoreConfig("file1", BackstoreConfig.Type.FILE, dir.resolve("4k.img"), 65536,
-                true, 4096, false, null);
+        var fourK = new FileStoreSettings("file1", dir.resolve("4k.img"), 65536, true, 4096, false, true, false);
         try (FileBackstore store = FileBackstores.open(fourK)) {
             assertThat(store.info().logicalBlocksPerPhysicalBlockExponent()).isZero();
         }
@@ -118,26 +119,26 @@ class FileBackstoresTest {
     }
 
     @Test
-    void missingFileWithoutCreateIsAConfigError() {
+    void missingFileWithoutCreateIsRefused() {
         assertThatThrownBy(() -> FileBackstores.open(config("nope.img", 4096, false, null)))
-                .isInstanceOf(ConfigException.class)
-                .hasMessage("backstores[file0].path: no such file " + dir.resolve("nope.img") + " (add 'create: true' to create it)");
+                .is(about(Setting.PATH))
+                .hasMessage("no such file " + dir.resolve("nope.img") + " (add 'create: true' to create it)");
     }
 
     @Test
-    void sizeMismatchIsAConfigError() throws Exception {
+    void sizeMismatchIsRefused() throws Exception {
         Files.write(dir.resolve("disk.img"), new byte[1024]);
         assertThatThrownBy(() -> FileBackstores.open(config("disk.img", 4096, false, null)))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("backstores[file0].size: file");
+                .is(about(Setting.SIZE)).hasMessageStartingWith("file ");
     }
 
     @Test
-    void unreadableFileIsAConfigError() throws Exception {
+    void unreadableFileIsRefused() throws Exception {
         assumeThat(System.getProperty("user.name")).as("root ignores file permissions").isNotEqualTo("root");
         Path file = Files.write(dir.resolve("disk.img"), new byte[4096]);
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--------"));
         assertThatThrownBy(() -> FileBackstores.open(config("disk.img", 4096, false, null)))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("permission denied");
+                .is(about(Setting.PATH)).hasMessageContaining("permission denied");
     }
 
     @Test
@@ -215,8 +216,7 @@ class FileBackstoresTest {
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void aTruncatedFileIsAReadErrorPastItsNewEndAndAWriteExtendsItAgain(boolean odirect) throws Exception {
-        BackstoreConfig config = new BackstoreConfig("file0", BackstoreConfig.Type.FILE, dir.resolve("t.img"),
-                1L << 20, true, 512, false, null, odirect);
+        var config = new FileStoreSettings("file0", dir.resolve("t.img"), 1L << 20, true, 512, false, true, odirect);
         try (FileBackstore store = FileBackstores.open(config)) {
             ByteBuf src = pattern(1 << 20, 5);
             ByteBuf dst = alloc.directBuffer(8192);
@@ -290,10 +290,9 @@ class FileBackstoresTest {
 
     @Test
     void directTrueBypassesThePageCacheAndRoundTripsUnalignedAndCompositeBuffers() throws Exception {
-        BackstoreConfig direct = new BackstoreConfig("file0", BackstoreConfig.Type.FILE, dir.resolve("d.img"),
-                1L << 20, true, 512, false, null, true);
+        var direct = new FileStoreSettings("file0", dir.resolve("d.img"), 1L << 20, true, 512, false, true, true);
         try (FileBackstore store = FileBackstores.open(direct)) {
-            assertThat(store.direct()).isTrue();
+            assertThat(store.directIo()).isTrue();
             ByteBuf first = pattern(1536, 3);
             ByteBuf second = pattern(512, 9);
             CompositeByteBuf src = alloc.compositeDirectBuffer().addComponents(true, first, second);
@@ -308,7 +307,7 @@ class FileBackstoresTest {
             }
         }
         try (FileBackstore store = FileBackstores.open(config("d.img", 1L << 20, false, null))) {
-            assertThat(store.direct()).as("direct defaults to false for files").isFalse();
+            assertThat(store.directIo()).as("direct defaults to false for files").isFalse();
         }
     }
 }

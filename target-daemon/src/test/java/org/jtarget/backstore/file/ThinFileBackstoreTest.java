@@ -3,7 +3,6 @@ package org.jtarget.backstore.file;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.jtarget.backstore.spi.Backstore.ProvisioningRun;
-import org.jtarget.config.BackstoreConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,8 +27,8 @@ class ThinFileBackstoreTest {
 
     @BeforeEach
     void open() throws Exception {
-        store = FileBackstores.open(new BackstoreConfig("thin0", BackstoreConfig.Type.FILE, dir.resolve("thin.img"),
-                SIZE, true, BS, true, null));
+        store = FileBackstores.open(new FileStoreSettings("thin0", dir.resolve("thin.img"), SIZE, true, BS, true,
+                true, false));
     }
 
     @AfterEach

@@ -2,16 +2,16 @@ package org.jtarget.backstore.partition;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import org.jtarget.backstore.Backstores;
+import org.jtarget.backstore.memory.MemoryBackstore;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
 import org.jtarget.backstore.spi.StoreException;
-import org.jtarget.config.BackstoreConfig;
 import org.jtarget.scsi.lun.LuIdentity;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -70,6 +70,22 @@ class PartitionBackstoreTest {
             return new ProvisioningRun(false, maxBlocks);
         }
         @Override public void close() { closed = true; calls.add("close"); }
+        @Override public boolean supportsCryptoErase() { return true; }
+        @Override public boolean directIo() { return true; }
+        @Override public Path backingFile() { return Path.of("/data/f.img"); }
+    }
+
+    /** I/O mode and file are the parent's; a crypto erase is not offered: it would erase the siblings. */
+    @Test
+    void answersCapabilityQueriesForTheParentButNeverCryptoErases() {
+        RecordingStore parent = new RecordingStore(1000, 0);
+        PartitionBackstore p = new PartitionBackstore("part-b", parent, 100, 300);
+        assertThat(p.directIo()).isTrue();
+        assertThat(p.backingFile()).isEqualTo(Path.of("/data/f.img"));
+        assertThat(p.supportsUnmap()).isTrue();
+        assertThat(p.supportsCryptoErase()).isFalse();
+        assertThatThrownBy(p::cryptoErase).isInstanceOf(UnsupportedOperationException.class);
+        assertThat(parent.calls).isEmpty();
     }
 
     @Test
@@ -172,8 +188,8 @@ class PartitionBackstoreTest {
 
     @Test
     void siblingsOverAMemoryStoreKeepTheirBlocksApart() throws Exception {
-        try (Backstore parent = Backstores.open(new BackstoreConfig("ram0", BackstoreConfig.Type.MEMORY, null,
-                4L << 20, false, BS, true, null))) {
+        try (Backstore parent = new MemoryBackstore("ram0", BS, (4L << 20) / BS, true, false,
+                MemoryBackstore.DEFAULT_CHUNK_SIZE)) {
             int unit = parent.unmapGranularityBlocks();
             PartitionBackstore a = new PartitionBackstore("a", parent, 0, unit);
             PartitionBackstore b = new PartitionBackstore("b", parent, unit, 3L * unit);

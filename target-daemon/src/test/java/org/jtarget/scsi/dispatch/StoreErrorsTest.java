@@ -1,10 +1,9 @@
 package org.jtarget.scsi.dispatch;
 
-import org.jtarget.backstore.Backstores;
+import org.jtarget.backstore.file.FileBackstores;
+import org.jtarget.backstore.file.FileStoreSettings;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.StoreException;
-import org.jtarget.config.ConfigLoader;
-import org.jtarget.config.JtargetConfig;
 import org.jtarget.scsi.lun.CoreHarness;
 import org.jtarget.scsi.lun.CoreHarness.Result;
 import org.jtarget.scsi.lun.LogicalUnitDefinition;
@@ -96,13 +95,8 @@ class StoreErrorsTest {
 
     @Test
     void deletedBackingFileTakesAFileLuOfflineOnSynchronizeCache() throws Exception {
-        Path yaml = dir.resolve("jtarget.yaml");
-        Files.writeString(yaml, """
-                portals: [ { name: p, listen: "127.0.0.1:3260" } ]
-                backstores: [ { name: f, type: file, path: disk.img, size: 64KiB, create: true } ]
-                """);
-        JtargetConfig config = ConfigLoader.load(yaml);
-        try (Backstore file = Backstores.open(config.backstore("f"))) {
+        var settings = new FileStoreSettings("f", dir.resolve("disk.img"), 64 << 10, true, BS, false, true, false);
+        try (Backstore file = FileBackstores.open(settings)) {
             CoreHarness fh = new CoreHarness(List.of(new LogicalUnitDefinition(0, file, false, false)));
             fh.run(TUR);
             assertThat(fh.run(rw10(0x2A, 0, 0, 1), BS, new byte[BS]).status()).isEqualTo(ScsiStatus.GOOD);

@@ -1,6 +1,5 @@
-package org.jtarget.backstore.crypt;
+package org.jtarget.daemon;
 
-import org.jtarget.backstore.Backstores;
 import org.jtarget.backstore.memory.MemoryBudget;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.config.BackstoreConfig;
@@ -16,8 +15,11 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The key rule: never a new key over existing data, never ciphertext served as plaintext. */
-class EncryptingBackstoresTest {
+/**
+ * The key rule of {@code encrypt} as the config meets it: never a new key over existing data, never
+ * ciphertext served as plaintext; each refusal a config error naming {@code backstores[NAME].encrypt}.
+ */
+class EncryptionKeyRuleTest {
 
     @TempDir
     Path dir;
@@ -28,7 +30,7 @@ class EncryptingBackstoresTest {
     }
 
     private Backstore open(BackstoreConfig c) throws ConfigException {
-        return Backstores.open(c, null, new MemoryBudget(MemoryBudget.UNLIMITED), dir.resolve("state"));
+        return BackstoreOpeners.open(c, null, new MemoryBudget(MemoryBudget.UNLIMITED), dir.resolve("state"));
     }
 
     private Path keyFile() {
@@ -81,13 +83,8 @@ class EncryptingBackstoresTest {
 
     @Test
     void withoutAStateDirectoryEncryptionIsRefused() {
-        assertThatThrownBy(() -> Backstores.open(file(Encrypt.ON, true), null, new MemoryBudget(MemoryBudget.UNLIMITED)))
+        assertThatThrownBy(() -> BackstoreOpeners.open(file(Encrypt.ON, true), null,
+                new MemoryBudget(MemoryBudget.UNLIMITED)))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("state-dir");
-    }
-
-    @Test
-    void keyFileNamesEscapeSeparators() {
-        assertThat(KeyFile.of(dir, "../a/b").getFileName().toString()).isEqualTo("%2E.%2Fa%2Fb.key");
-        assertThat(KeyFile.of(dir, "disk-0_x.y").getFileName().toString()).isEqualTo("disk-0_x.y.key");
     }
 }

@@ -1,11 +1,13 @@
-package org.jtarget.config;
+package org.jtarget.units;
 
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Parses sizes: plain bytes ({@code 1048576}) or a number with a binary unit: {@code K/KiB},
+ * Sizes in bytes as people write them, for the config and for log lines alike (a leaf: the config
+ * parses with it and the buffer arena formats with it, so neither depends on the other). Parses
+ * sizes: plain bytes ({@code 1048576}) or a number with a binary unit: {@code K/KiB},
  * {@code M/MiB}, {@code G/GiB}, {@code T/TiB} (all powers of 1024, case-insensitive). Decimal
  * units ({@code GB}) are refused rather than guessed: a disk that is 7% smaller than meant is
  * worse than an error.

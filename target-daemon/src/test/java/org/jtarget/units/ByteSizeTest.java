@@ -1,4 +1,4 @@
-package org.jtarget.config;
+package org.jtarget.units;
 
 import org.junit.jupiter.api.Test;
 

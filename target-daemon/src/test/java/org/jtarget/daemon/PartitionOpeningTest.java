@@ -1,6 +1,6 @@
-package org.jtarget.backstore.partition;
+package org.jtarget.daemon;
 
-import org.jtarget.backstore.Backstores;
+import org.jtarget.backstore.partition.PartitionBackstore;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.config.BackstoreConfig;
 import org.jtarget.config.ConfigException;
@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class PartitionBackstoresTest {
+/** A partition opened over its opened parent: the extent checked again against the parent's real geometry. */
+class PartitionOpeningTest {
 
     private Backstore parent;
     private BackstoreConfig parentConfig;
@@ -19,7 +20,7 @@ class PartitionBackstoresTest {
     @BeforeEach
     void open() throws ConfigException {
         parentConfig = new BackstoreConfig("ram0", BackstoreConfig.Type.MEMORY, null, 8L << 20, false, 4096, true, null);
-        parent = Backstores.open(parentConfig);
+        parent = BackstoreOpeners.open(parentConfig);
     }
 
     @AfterEach
@@ -29,7 +30,7 @@ class PartitionBackstoresTest {
 
     @Test
     void opensInParentBlocks() throws ConfigException {
-        Backstore p = Backstores.open(BackstoreConfig.partition("p", parentConfig, 1L << 20, 2L << 20), parent);
+        Backstore p = BackstoreOpeners.open(BackstoreConfig.partition("p", parentConfig, 1L << 20, 2L << 20), parent);
         assertThat(p).isInstanceOf(PartitionBackstore.class);
         assertThat(((PartitionBackstore) p).offsetBlocks()).isEqualTo(256);
         assertThat(p.info().blockCount()).isEqualTo(512);
@@ -40,20 +41,20 @@ class PartitionBackstoresTest {
     @Test
     void offsetMisalignedWithTheOpenedParentNamesTheKey() {
         BackstoreConfig c = BackstoreConfig.partition("p", parentConfig, 512, 4096);
-        assertThatThrownBy(() -> PartitionBackstores.open(c, parent)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> BackstoreOpeners.openPartition(c, parent)).isInstanceOf(ConfigException.class)
                 .hasMessage("backstores[p].offset: must be a multiple of the block size 4096 of 'ram0', got 512");
     }
 
     @Test
     void extentPastTheOpenedParentNamesTheKey() {
         BackstoreConfig c = BackstoreConfig.partition("p", parentConfig, 4L << 20, 8L << 20);
-        assertThatThrownBy(() -> PartitionBackstores.open(c, parent)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> BackstoreOpeners.openPartition(c, parent)).isInstanceOf(ConfigException.class)
                 .hasMessage("backstores[p].size: extent [4MiB, 12MiB) ends past the end of 'ram0' (8MiB)");
     }
 
     @Test
     void aPartitionWithoutItsParentIsABug() {
         BackstoreConfig c = BackstoreConfig.partition("p", parentConfig, 0, 4096);
-        assertThatThrownBy(() -> Backstores.open(c)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> BackstoreOpeners.open(c)).isInstanceOf(IllegalArgumentException.class);
     }
 }

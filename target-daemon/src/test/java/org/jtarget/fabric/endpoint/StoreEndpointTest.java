@@ -1,4 +1,4 @@
-package org.jtarget.rdma.endpoint;
+package org.jtarget.fabric.endpoint;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

@@ -1,4 +1,4 @@
-package org.jtarget.rdma.endpoint;
+package org.jtarget.fabric.endpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

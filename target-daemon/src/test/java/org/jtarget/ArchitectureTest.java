@@ -1,0 +1,101 @@
+package org.jtarget;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+import java.lang.foreign.Linker;
+import java.lang.foreign.SymbolLookup;
+import java.util.stream.Stream;
+
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+/**
+ * The layers of the daemon as rules on its compiled classes (tests excluded): each rule is one fact
+ * of the architecture, and a change that breaks one fails the build with the offending class, member
+ * and line. From the bottom up:
+ * <pre>
+ *   units, os, config, buffer        leaves: the JDK (and the leaves named in each rule) only
+ *   io, rdma, backstore              no SCSI, no fabric, no config
+ *   scsi                             the core: no fabric, config, daemon or Netty channels
+ *   fabric                           protocols over the core
+ *   daemon                           wiring: may use everything, nothing uses it
+ * </pre>
+ * {@code fabric -> io} is allowed for now: queue-depth admission moves into the core later.
+ */
+@AnalyzeClasses(packages = "org.jtarget", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+
+    private static final String ROOT = "org.jtarget";
+
+    @ArchTest
+    static final ArchRule scsiCoreKnowsNoFabricConfigDaemonOrNettyChannels = noClasses()
+            .that().resideInAPackage(ROOT + ".scsi..")
+            .should().dependOnClassesThat().resideInAnyPackage(ROOT + ".fabric..", ROOT + ".config..",
+                    ROOT + ".daemon..", "io.netty.channel..")
+            .because("the SCSI core serves every fabric (iSCSI now, iSER and SRP next) and is built by the "
+                    + "daemon from plain definitions; a Netty channel belongs to one transport");
+
+    @ArchTest
+    static final ArchRule storesKnowNoScsiFabricOrConfig = noClasses()
+            .that().resideInAPackage(ROOT + ".backstore..")
+            .should().dependOnClassesThat().resideInAnyPackage(ROOT + ".scsi..", ROOT + ".fabric..",
+                    ROOT + ".config..")
+            .because("a store is blocks behind a file, device or memory: the SCSI core, RDMA endpoints and "
+                    + "HA replication all open and use it, and the daemon maps the YAML onto its own settings");
+
+    @ArchTest
+    static final ArchRule rdmaVerbsKnowNoScsiFabricOrStores = noClasses()
+            .that().resideInAPackage(ROOT + ".rdma..")
+            .should().dependOnClassesThat().resideInAnyPackage(ROOT + ".scsi..", ROOT + ".fabric..",
+                    ROOT + ".backstore..")
+            .because("rdma is the verbs layer (memory regions, queue pairs, connection manager) that iSER and "
+                    + "SRP will sit on; data paths over it are fabrics");
+
+    @ArchTest
+    static final ArchRule nativeCallsAreLinkedOnlyInLibc = noClasses()
+            .that().resideOutsideOfPackage(ROOT + ".os..")
+            .should().dependOnClassesThat().belongToAnyOf(Linker.class, SymbolLookup.class)
+            .because("every downcall handle lives in os.Libc behind a documented wrapper, so each libc "
+                    + "function is linked once and the native surface of the daemon is one file");
+
+    @ArchTest
+    static final ArchRule unitsIsALeaf = leaf("units");
+
+    @ArchTest
+    static final ArchRule osIsALeaf = leaf("os");
+
+    @ArchTest
+    static final ArchRule configIsALeafOverUnits = leaf("config", "units");
+
+    @ArchTest
+    static final ArchRule bufferIsALeafOverOsAndUnits = leaf("buffer", "os", "units");
+
+    @ArchTest
+    static final ArchRule noCyclesBetweenTopLevelPackages = slices()
+            .matching(ROOT + ".(*)..")
+            .should().beFreeOfCycles()
+            .because("each top-level package is a layer: a cycle would make two layers one");
+
+    /**
+     * No class of {@code org.jtarget.<pkg>} uses a jtarget class outside {@code pkg} and the
+     * {@code allowed} leaves below it.
+     */
+    private static ArchRule leaf(String pkg, String... allowed) {
+        String[] own = Stream.concat(Stream.of(pkg), Stream.of(allowed))
+                .map(p -> ROOT + "." + p + "..").toArray(String[]::new);
+        DescribedPredicate<JavaClass> outside = resideInAPackage(ROOT + "..")
+                .and(DescribedPredicate.not(resideInAnyPackage(own)));
+        return noClasses().that().resideInAPackage(ROOT + "." + pkg + "..")
+                .should().dependOnClassesThat(outside.as("jtarget classes outside " + String.join(", ", own)))
+                .because(pkg + " is a leaf layer (the JDK and libraries"
+                        + (allowed.length == 0 ? "" : ", and " + String.join(", ", allowed)) + " only): "
+                        + "every layer above may use it without a cycle");
+    }
+}
