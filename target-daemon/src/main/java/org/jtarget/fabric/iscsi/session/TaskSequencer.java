@@ -17,7 +17,7 @@ import org.jtarget.scsi.spi.LunAddress;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.ScsiStatus;
 import org.jtarget.scsi.spi.TargetCore;
-import org.jtarget.scsi.spi.TaskAttribute;
+import org.jtarget.fabric.iscsi.pdu.ScsiWireCodes;
 import org.jtarget.scsi.spi.TmfRequest;
 import org.slf4j.Logger;
 import io.netty.util.concurrent.EventExecutor;
@@ -263,7 +263,7 @@ final class TaskSequencer implements FabricOps {
                 : read ? DataDirection.READ : write ? DataDirection.WRITE : DataDirection.NONE);
         cmd.lun(LunAddress.decode(task.lunField));
         cmd.tag(task.itt & 0xffff_ffffL);
-        cmd.taskAttribute(TaskAttribute.fromIscsi(flags & CMD_ATTR_MASK));
+        cmd.taskAttribute(ScsiWireCodes.taskAttribute(flags & CMD_ATTR_MASK));
         cmd.expectedDataTransferLength(pdu.expectedDataTransferLength());
         cmd.nexus(session.nexus());
         cmd.fabric(this);
@@ -648,7 +648,7 @@ final class TaskSequencer implements FabricOps {
     void taskManagement(IscsiPdu pdu, boolean immediate) {
         try {
             int itt = pdu.initiatorTaskTag();
-            TmfRequest.Function function = TmfRequest.Function.fromIscsi(pdu.flags() & TMF_FUNCTION_MASK);
+            TmfRequest.Function function = ScsiWireCodes.tmfFunction(pdu.flags() & TMF_FUNCTION_MASK);
             if (function == null || session.discovery()) {
                 sendTmResponse(itt, TmfRequest.Response.FUNCTION_REJECTED);
                 return;
@@ -768,7 +768,7 @@ final class TaskSequencer implements FabricOps {
         }
         IscsiPdu rsp = connection.response(Opcode.TASK_MGMT_RESPONSE, Unpooled.EMPTY_BUFFER, true);
         rsp.finalFlag(true);
-        rsp.byte2(response.iscsiCode);
+        rsp.byte2(ScsiWireCodes.tmfResponse(response));
         rsp.initiatorTaskTag(itt);
         connection.writeAndFlush(rsp);
     }

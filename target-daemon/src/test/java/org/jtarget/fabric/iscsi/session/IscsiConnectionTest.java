@@ -11,6 +11,7 @@ import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
 import org.jtarget.fabric.iscsi.pdu.PduDecodeError;
 import org.jtarget.fabric.iscsi.pdu.RejectReason;
+import org.jtarget.fabric.iscsi.pdu.ScsiWireCodes;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.TmfRequest;
 import org.junit.jupiter.api.Test;
@@ -252,7 +253,7 @@ class IscsiConnectionTest {
             tmf.immediate(true);
             f.send(tmf); // RefCmdSN 2 is inside the window but never arrived
             IscsiPdu rsp = f.sent().getFirst();
-            assertThat(rsp.byte2()).isEqualTo(TmfRequest.Response.FUNCTION_COMPLETE.iscsiCode);
+            assertThat(rsp.byte2()).isEqualTo(ScsiWireCodes.tmfResponse(TmfRequest.Response.FUNCTION_COMPLETE));
             rsp.release();
             assertThat(f.core.tmfs).isEmpty();
             f.send(f.command(1, 1, false, false, 0, null, true));
@@ -271,7 +272,7 @@ class IscsiConnectionTest {
             SessionFixture.release(f.sent());
             f.send(tmf(f, 1, 0x20, 0x10, 2, 1));
             IscsiPdu rsp = f.sent().getFirst();
-            assertThat(rsp.byte2()).isEqualTo(TmfRequest.Response.TASK_DOES_NOT_EXIST.iscsiCode);
+            assertThat(rsp.byte2()).isEqualTo(ScsiWireCodes.tmfResponse(TmfRequest.Response.TASK_DOES_NOT_EXIST));
             rsp.release();
         }
     }
