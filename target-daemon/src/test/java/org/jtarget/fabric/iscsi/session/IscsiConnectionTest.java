@@ -12,6 +12,7 @@ import org.jtarget.fabric.iscsi.pdu.Opcode;
 import org.jtarget.fabric.iscsi.pdu.PduDecodeError;
 import org.jtarget.fabric.iscsi.pdu.RejectReason;
 import org.jtarget.fabric.iscsi.pdu.ScsiWireCodes;
+import org.jtarget.fabric.iscsi.tcp.IscsiTcpTransport;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.TmfRequest;
 import org.junit.jupiter.api.Test;
@@ -320,9 +321,8 @@ class IscsiConnectionTest {
     @Test
     void nonLoginPduBeforeLoginClosesTheConnection() {
         SessionFixture f = new SessionFixture();
-        IscsiConnection fresh = new IscsiConnection(f.registry, f.portal, List.of(f.target),
-                LoginSettings.defaults(), ConnectionSettings.defaults());
-        EmbeddedChannel ch = new EmbeddedChannel(fresh);
+        EmbeddedChannel ch = new EmbeddedChannel(SessionFixture.tcp(f.registry, f.portal, f.target,
+                LoginSettings.defaults(), ConnectionSettings.defaults()));
         ch.writeInbound(IscsiPdu.create(ch.alloc(), Opcode.NOP_OUT));
         assertThat(ch.isOpen()).isFalse();
         ch.finishAndReleaseAll();
@@ -344,9 +344,10 @@ class IscsiConnectionTest {
     @Test
     void addedConnectionJoinsTheSessionWhichEndsWithItsLastConnection() {
         SessionFixture f = new SessionFixture();
-        IscsiConnection second = new IscsiConnection(f.registry, f.portal, List.of(f.target),
+        IscsiTcpTransport transport = SessionFixture.tcp(f.registry, f.portal, f.target,
                 LoginSettings.defaults(), ConnectionSettings.defaults());
-        EmbeddedChannel ch = new EmbeddedChannel(second);
+        IscsiConnection second = (IscsiConnection) transport.engine();
+        EmbeddedChannel ch = new EmbeddedChannel(transport);
         second.startFullFeature(new org.jtarget.fabric.iscsi.login.LoginOutcome(f.target, f.params,
                 0x23d000000001L, f.session().tsih(), 2, 1, 7));
         assertThat(second.session()).isSameAs(f.session());
