@@ -183,6 +183,21 @@ final class DataOutCollector {
         return true;
     }
 
+    /**
+     * The task's next solicited bytes, fetched by the transport itself (iSER: RDMA READ);
+     * consumes data. A task that ended or gave up its data meanwhile drops them.
+     */
+    void fetched(IscsiTask task, ByteBuf data) {
+        if (tasks.find(task.itt()) != task || task.dataOutDone) {
+            data.release();
+            return;
+        }
+        task.received += data.readableBytes();
+        dataOutBuffer(task).add(data);
+        task.outstanding(task.outstanding() - 1);
+        advance(task);
+    }
+
     /** Completes the data-out phase or asks the transport for more (RFC 7143 10.8). */
     private void advance(IscsiTask task) {
         if (!task.writePending || task.dataOutDone || !task.unsolicitedDone) {

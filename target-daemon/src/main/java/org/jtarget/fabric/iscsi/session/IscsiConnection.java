@@ -17,6 +17,7 @@ import org.jtarget.fabric.iscsi.pdu.PduDecodeError;
 import org.jtarget.fabric.iscsi.pdu.RejectReason;
 import org.jtarget.fabric.iscsi.spi.IscsiEngine;
 import org.jtarget.fabric.iscsi.spi.IscsiTransport;
+import org.jtarget.fabric.iscsi.spi.TaskTransfer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -347,6 +348,11 @@ public final class IscsiConnection implements IscsiEngine {
     /** RFC 7143 11.9.1 AsyncEvent 1: the target asks the initiator to log out within {@code seconds}. */
     void sendAsyncLogoutRequest(int seconds) {
         logout.sendAsyncLogoutRequest(seconds);
+    }
+
+    @Override
+    public void dataOutFetched(TaskTransfer task, ByteBuf data) {
+        tasks.dataOut().fetched((IscsiTask) task, data);
     }
 
     // ------------------------------------------------------------------ send helpers

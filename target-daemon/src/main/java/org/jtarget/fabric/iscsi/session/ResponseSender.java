@@ -12,7 +12,8 @@ import org.jtarget.scsi.spi.ScsiStatus;
 /**
  * The end of a task on one connection: its Data-In through the transport
  * ({@link org.jtarget.fabric.iscsi.spi.IscsiTransport#sendDataIn}: Data-In PDUs over TCP, the
- * status in the last one when it is GOOD), else a SCSI Response with status, sense and residuals
+ * status in the last one when it is GOOD), and a SCSI Response with status, sense and residuals
+ * when the status did not go with the data
  * (RFC 7143 11.4), and the CmdSN window slot the task gives back.
  */
 final class ResponseSender {
@@ -37,9 +38,8 @@ final class ResponseSender {
             sendResponse(task, total); // EDTL 0: no Data-In, but the residual still counts what the CDB asked for
             return;
         }
-        boolean statusInData = cmd.status() == ScsiStatus.GOOD || cmd.status() == ScsiStatus.CONDITION_MET;
-        connection.transport().sendDataIn(task, statusInData);
-        if (statusInData) {
+        boolean statusAllowed = cmd.status() == ScsiStatus.GOOD || cmd.status() == ScsiStatus.CONDITION_MET;
+        if (connection.transport().sendDataIn(task, statusAllowed)) {
             tasks.finish(task);
         } else {
             sendResponse(task, total);

@@ -36,6 +36,13 @@ public interface IscsiEngine {
     /** The transport failed: the engine logs it and closes the connection. */
     void failed(Throwable cause);
 
+    /**
+     * The next bytes of a task's solicited Data-Out, which the transport fetched itself (iSER:
+     * an RDMA READ requested by {@link IscsiTransport#requestDataOut}, now complete); consumes
+     * data and ends one outstanding request. Session loop.
+     */
+    void dataOutFetched(TaskTransfer task, ByteBuf data);
+
     /** The parameters negotiated at login (null before the full feature phase). */
     NegotiatedParameters parameters();
 

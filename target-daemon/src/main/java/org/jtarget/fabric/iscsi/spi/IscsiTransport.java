@@ -72,20 +72,24 @@ public interface IscsiTransport {
 
     /**
      * Obtains the solicited Data-Out of a task, {@link TaskTransfer#requested()} up to
-     * {@link TaskTransfer#wanted()}: TCP sends R2Ts while fewer than MaxOutstandingR2T are
-     * outstanding (the Data-Out PDUs come back through the engine, which counts the sequences
-     * done); an RDMA transport reads the data from the initiator's buffer. Called again after
-     * each completed sequence until the data is in.
+     * {@link TaskTransfer#wanted()}, counting each request in {@link TaskTransfer#outstanding()}:
+     * TCP sends R2Ts while fewer than MaxOutstandingR2T are outstanding, and the Data-Out PDUs
+     * come back through {@link IscsiEngine#received}; a transport that fetches the data itself
+     * (iSER: RDMA READ from the initiator's buffer) hands it over with
+     * {@link IscsiEngine#dataOutFetched}. Called again as requests complete, until the data is in.
      */
     void requestDataOut(TaskTransfer task);
 
     /**
      * Sends a task's Data-In: the first min(EDTL, data length) bytes of its command's data
-     * (borrowed). With {@code withStatus} the status travels with the data (TCP: the S bit of
-     * the last Data-In, after {@link TaskTransfer#statusSent()}) and the transport flushes;
-     * otherwise the engine sends a SCSI Response afterwards.
+     * (borrowed: the transport retains what it keeps). With {@code statusAllowed} (GOOD or
+     * CONDITION MET) a transport may carry the status with the data (TCP: the S bit of the last
+     * Data-In, after {@link TaskTransfer#statusSent()}, then a flush).
+     *
+     * @return true if the status went with the data; false if the engine must send a SCSI
+     *         Response (always for iSER, whose RDMA WRITE carries no status)
      */
-    void sendDataIn(TaskTransfer task, boolean withStatus);
+    boolean sendDataIn(TaskTransfer task, boolean statusAllowed);
 
     /**
      * True if this transport moves data by RDMA (iSER, RFC 7145): the login then offers and

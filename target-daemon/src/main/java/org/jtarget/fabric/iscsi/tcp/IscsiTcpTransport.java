@@ -204,10 +204,10 @@ public final class IscsiTcpTransport extends ChannelDuplexHandler implements Isc
 
     /**
      * Data-In PDUs of up to the initiator's MaxRecvDataSegmentLength, F ending each
-     * MaxBurstLength sequence, the status (S) in the last one when asked (RFC 7143 11.7).
+     * MaxBurstLength sequence, the status (S) in the last one when allowed (RFC 7143 11.7).
      */
     @Override
-    public void sendDataIn(TaskTransfer task, boolean withStatus) {
+    public boolean sendDataIn(TaskTransfer task, boolean statusAllowed) {
         ScsiCommand cmd = task.command();
         ByteBuf dataIn = cmd.dataIn();
         int total = dataIn.readableBytes();
@@ -220,7 +220,7 @@ public final class IscsiTcpTransport extends ChannelDuplexHandler implements Isc
         for (int off = 0; off < n; ) {
             int burstEnd = Math.min(n, (off / maxBurst + 1) * maxBurst);
             int len = Math.min(mrdsl, burstEnd - off);
-            boolean status = withStatus && off + len == n;
+            boolean status = statusAllowed && off + len == n;
             if (status) {
                 task.statusSent();
             }
@@ -240,8 +240,9 @@ public final class IscsiTcpTransport extends ChannelDuplexHandler implements Isc
             send(pdu);
             off += len;
         }
-        if (withStatus) {
+        if (statusAllowed) {
             flush();
         }
+        return statusAllowed;
     }
 }
