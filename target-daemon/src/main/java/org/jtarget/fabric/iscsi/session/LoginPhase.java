@@ -115,7 +115,7 @@ final class LoginPhase {
         LoginStep step;
         try {
             if (negotiator == null) {
-                negotiator = new LoginNegotiator(loginContext, loginSettings);
+                negotiator = new LoginNegotiator(loginContext, loginSettings, transport.rdmaExtensions());
             }
             step = negotiator.handle(pdu, transport.alloc());
         } finally {
