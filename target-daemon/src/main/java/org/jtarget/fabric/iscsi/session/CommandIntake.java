@@ -115,6 +115,14 @@ final class CommandIntake {
         session.core().submit(task.cmd); // its R2T or status carries the reopened MaxCmdSN
     }
 
+    /** The task ends: the slot it holds in its LU goes back (which may admit a waiting task of any session). */
+    void leaveLu(IscsiTask task) {
+        if (task.lunState == IscsiTask.LU_ENTERED) {
+            task.lunState = IscsiTask.LU_NONE;
+            task.queueDepth.exit();
+        }
+    }
+
     /** On the session loop: another I_T nexus cleared the task set while this task waited. */
     void cancelledWhileWaiting(IscsiTask task) {
         if (task.lunState != IscsiTask.LU_WAITING) {

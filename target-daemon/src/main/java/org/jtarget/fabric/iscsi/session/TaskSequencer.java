@@ -135,10 +135,7 @@ final class TaskSequencer implements FabricOps {
     /** The task is over: forget it, release its buffers and recycle it. */
     void finish(IscsiTask task) {
         forget(task);
-        if (task.lunState == IscsiTask.LU_ENTERED) {
-            task.lunState = IscsiTask.LU_NONE;
-            task.queueDepth.exit(); // may admit a waiting task of any session
-        }
+        intake.leaveLu(task);
         responses.releaseWindowSlot(task);
         task.cmd.releaseBuffers();
         task.reset();
