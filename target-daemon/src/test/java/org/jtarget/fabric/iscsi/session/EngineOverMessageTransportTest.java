@@ -4,11 +4,16 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
 import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.jtarget.fabric.iscsi.login.LoginNegotiator;
 import org.jtarget.fabric.iscsi.login.LoginOutcome;
 import org.jtarget.fabric.iscsi.login.LoginSettings;
 import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
+import org.jtarget.fabric.iscsi.login.TextParameters;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
+import org.jtarget.fabric.iscsi.spi.IscsiTransport;
+import org.jtarget.fabric.iscsi.tcp.IscsiTcpTransport;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.ScsiStatus;
 import org.junit.jupiter.api.AfterEach;
@@ -16,13 +21,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The engine over a transport that is not TCP ({@link MessageTransport}: RDMA-style data
- * movement, no Netty channel): the same login outcome, CmdSN window and tasks, but no R2T and
- * no Data-In PDU ever leaves the engine.
+ * movement, no Netty channel): the same login, CmdSN window and tasks, but no R2T and no Data-In
+ * PDU ever leaves the engine, and the login speaks iSER's keys, which TCP does not understand.
  */
 class EngineOverMessageTransportTest {
 
@@ -104,6 +110,62 @@ class EngineOverMessageTransportTest {
         assertThat(transport.reading).isFalse();
         connection.writabilityChanged(true);
         assertThat(transport.reading).isTrue();
+    }
+
+    @Test
+    void loginOverAnRdmaTransportNegotiatesRdmaExtensions() {
+        MessageTransport rdma = new MessageTransport(Unpooled.EMPTY_BUFFER);
+        IscsiConnection fresh = newConnection(rdma);
+        fresh.transportAttached();
+        fresh.received(operationalLogin(rdma));
+        try {
+            IscsiPdu response = rdma.sent.getFirst();
+            assertThat(response.opcode()).isEqualTo(Opcode.LOGIN_RESPONSE);
+            assertThat(TextParameters.parse(response.data())).contains(Map.entry("RDMAExtensions", "Yes"));
+            assertThat(fresh.session()).isNotNull();
+            assertThat(rdma.negotiated).isNotNull(); // the transport learnt the negotiated framing
+        } finally {
+            rdma.release();
+        }
+    }
+
+    @Test
+    void loginOverTcpLeavesRdmaExtensionsNotUnderstood() {
+        EmbeddedChannel channel = new EmbeddedChannel(new IscsiTcpTransport(this::newConnection));
+        channel.writeInbound(operationalLogin(transport));
+        IscsiPdu response = channel.readOutbound();
+        try {
+            assertThat(TextParameters.parse(response.data())).contains(Map.entry("RDMAExtensions", "NotUnderstood"));
+        } finally {
+            response.release();
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    private IscsiConnection newConnection(IscsiTransport t) {
+        IscsiPortalDefinition portal = new IscsiPortalDefinition("p", "127.0.0.1", 3260, 1);
+        IscsiTargetDefinition target = new IscsiTargetDefinition(SessionFixture.TARGET, null, core, List.of("*"),
+                null, List.of(portal));
+        IscsiConnection c = new IscsiConnection(t, new SessionRegistry(), portal, List.of(target),
+                LoginSettings.defaults(), ConnectionSettings.defaults());
+        if (t instanceof MessageTransport m) {
+            m.engine = c;
+        }
+        return c;
+    }
+
+    /** A Login Request that starts in the operational stage (no CHAP) and asks for the full feature phase. */
+    private static IscsiPdu operationalLogin(IscsiTransport t) {
+        ByteBuf text = TextParameters.encode(List.of(Map.entry("InitiatorName", SessionFixture.INITIATOR),
+                Map.entry("SessionType", "Normal"), Map.entry("TargetName", SessionFixture.TARGET),
+                Map.entry("RDMAExtensions", "Yes")), t.alloc());
+        IscsiPdu pdu = IscsiPdu.create(t.alloc(), Opcode.LOGIN_REQUEST, text);
+        pdu.immediate(true);
+        pdu.flags(LoginNegotiator.TRANSIT_BIT | LoginNegotiator.STAGE_OPERATIONAL << 2
+                | LoginNegotiator.STAGE_FULL_FEATURE);
+        pdu.isid(0x23d000000009L);
+        pdu.cmdSn(1);
+        return pdu;
     }
 
     private IscsiPdu command(int itt, int cmdSn, boolean read, boolean write, int edtl) {
