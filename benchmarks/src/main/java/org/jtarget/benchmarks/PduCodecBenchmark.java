@@ -6,8 +6,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.jtarget.fabric.iscsi.pdu.Crc32c;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
-import org.jtarget.fabric.iscsi.pdu.IscsiPduDecoder;
-import org.jtarget.fabric.iscsi.pdu.IscsiPduEncoder;
+import org.jtarget.fabric.iscsi.tcp.IscsiPduFramer;
+import org.jtarget.fabric.iscsi.tcp.IscsiPduEncoder;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -59,7 +59,7 @@ public class PduCodecBenchmark {
 
     @Setup
     public void setUp() {
-        IscsiPduDecoder d = new IscsiPduDecoder(MAX_RECV_DATA_SEGMENT_LENGTH);
+        IscsiPduFramer d = new IscsiPduFramer(MAX_RECV_DATA_SEGMENT_LENGTH);
         d.configure(digests, digests, MAX_RECV_DATA_SEGMENT_LENGTH);
         decoder = new EmbeddedChannel(d);
         IscsiPduEncoder e = new IscsiPduEncoder();

@@ -8,39 +8,21 @@ import io.netty.util.concurrent.EventExecutor;
  */
 public final class TmfRequest {
 
-    /** SAM-5 task management functions, with the iSCSI Function codes (RFC 7143 11.5.1). */
+    /**
+     * SAM-5 7 task management functions, plus iSCSI's TASK REASSIGN (RFC 7143 11.5.1), which the
+     * core refuses. Protocol neutral: fabrics map their wire codes
+     * ({@code org.jtarget.fabric.iscsi.pdu.ScsiWireCodes}).
+     */
     public enum Function {
-        ABORT_TASK(1), ABORT_TASK_SET(2), CLEAR_ACA(3), CLEAR_TASK_SET(4), LOGICAL_UNIT_RESET(5),
-        TARGET_WARM_RESET(6), TARGET_COLD_RESET(7), TASK_REASSIGN(8);
-
-        public final int iscsiCode;
-
-        Function(int iscsiCode) {
-            this.iscsiCode = iscsiCode;
-        }
-
-        /** @return the function, or null for a code RFC 7143 does not define */
-        public static Function fromIscsi(int code) {
-            for (Function f : values()) {
-                if (f.iscsiCode == code) {
-                    return f;
-                }
-            }
-            return null;
-        }
+        ABORT_TASK, ABORT_TASK_SET, CLEAR_ACA, CLEAR_TASK_SET, LOGICAL_UNIT_RESET, TARGET_WARM_RESET,
+        TARGET_COLD_RESET, TASK_REASSIGN
     }
 
-    /** Task management responses with the iSCSI Response codes (RFC 7143 11.6.1). */
+    /** Task management service responses (SAM-5 7.1), as fabrics report them. */
     public enum Response {
-        FUNCTION_COMPLETE(0), TASK_DOES_NOT_EXIST(1), LUN_DOES_NOT_EXIST(2), TASK_STILL_ALLEGIANT(3),
-        TASK_ALLEGIANCE_REASSIGNMENT_NOT_SUPPORTED(4), FUNCTION_NOT_SUPPORTED(5),
-        FUNCTION_AUTHORIZATION_FAILED(6), FUNCTION_REJECTED(255);
-
-        public final int iscsiCode;
-
-        Response(int iscsiCode) {
-            this.iscsiCode = iscsiCode;
-        }
+        FUNCTION_COMPLETE, TASK_DOES_NOT_EXIST, LUN_DOES_NOT_EXIST, TASK_STILL_ALLEGIANT,
+        TASK_ALLEGIANCE_REASSIGNMENT_NOT_SUPPORTED, FUNCTION_NOT_SUPPORTED, FUNCTION_AUTHORIZATION_FAILED,
+        FUNCTION_REJECTED
     }
 
     private final Function function;

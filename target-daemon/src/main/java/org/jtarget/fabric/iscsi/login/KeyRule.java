@@ -14,9 +14,11 @@ import java.util.function.Function;
  * @param irrelevantInDiscovery "Irrelevant when: SessionType=Discovery" in RFC 7143 13
  * @param target                the target's value: its preference (MIN/MAX/AND/OR), its supported
  *                              values in order (LIST), its declaration (DECLARATIVE), or null
+ * @param rdmaOnly              a key of iSER (RFC 7145 6): known only over a transport that moves
+ *                              data by RDMA; elsewhere it is an unknown key
  */
 public record KeyRule(String name, KeyKind kind, long min, long max, String defaultValue, boolean leadingOnly,
-                      boolean irrelevantInDiscovery, Function<LoginSettings, String> target) {
+                      boolean irrelevantInDiscovery, Function<LoginSettings, String> target, boolean rdmaOnly) {
 
     boolean numerical() {
         return kind == KeyKind.MIN || kind == KeyKind.MAX || (kind == KeyKind.DECLARATIVE && max > 0);

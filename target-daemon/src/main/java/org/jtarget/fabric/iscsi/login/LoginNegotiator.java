@@ -55,6 +55,8 @@ public final class LoginNegotiator {
 
     private final LoginContext context;
     private final LoginSettings settings;
+    /** The transport moves data by RDMA: iSER's keys are known (RFC 7145 6). */
+    private final boolean rdma;
     private final Random random;
     private final OperationalNegotiation operational;
     private final Set<String> seenKeys = new HashSet<>();
@@ -81,16 +83,27 @@ public final class LoginNegotiator {
     private boolean declaredMaxRecv;
     private boolean offersMade;
 
+    /** A login over TCP. */
     public LoginNegotiator(LoginContext context, LoginSettings settings) {
-        this(context, settings, new SecureRandom());
+        this(context, settings, false);
+    }
+
+    /** @param rdma true if the connection's transport moves data by RDMA (iSER's keys are negotiated) */
+    public LoginNegotiator(LoginContext context, LoginSettings settings, boolean rdma) {
+        this(context, settings, rdma, new SecureRandom());
     }
 
     /** With a given source of CHAP identifiers and challenges (tests). */
     LoginNegotiator(LoginContext context, LoginSettings settings, Random random) {
+        this(context, settings, false, random);
+    }
+
+    LoginNegotiator(LoginContext context, LoginSettings settings, boolean rdma, Random random) {
         this.context = context;
         this.settings = settings;
+        this.rdma = rdma;
         this.random = random;
-        this.operational = new OperationalNegotiation(settings);
+        this.operational = new OperationalNegotiation(settings, rdma);
     }
 
     /** Why the login was refused (for the admin's log), or null while it has not been. */
@@ -232,7 +245,7 @@ public final class LoginNegotiator {
                           List<Map.Entry<String, String>> answer) {
         Map<String, String> sessionKeys = new HashMap<>();
         for (Map.Entry<String, String> pair : pairs) {
-            KeyRule rule = OperationalKeys.find(pair.getKey());
+            KeyRule rule = OperationalKeys.find(pair.getKey(), rdma);
             if (rule != null && rule.kind() == KeyKind.SESSION) {
                 // Declarations, not negotiations: some initiators (jSCSI) repeat them in every
                 // request; laterSessionKeys accepts a repeat only with the same value.
@@ -268,7 +281,7 @@ public final class LoginNegotiator {
         String firstBurst = null;
         for (Map.Entry<String, String> pair : pairs) {
             String key = pair.getKey();
-            KeyRule rule = OperationalKeys.find(key);
+            KeyRule rule = OperationalKeys.find(key, rdma);
             if (rule == null) {
                 answer.add(Map.entry(key, OperationalKeys.NOT_UNDERSTOOD)); // RFC 7143 6.2: unknown, X-, X#
                 continue;

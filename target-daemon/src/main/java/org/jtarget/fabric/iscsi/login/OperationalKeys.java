@@ -1,14 +1,18 @@
 package org.jtarget.fabric.iscsi.login;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import static org.jtarget.fabric.iscsi.login.KeyKind.*;
 
 /**
  * The login key table: every key of RFC 7143 section 13 with its kind, range, default and the
- * target's value, in the RFC's order. Reading it shows what the target negotiates and how.
+ * target's value, in the RFC's order, then the keys of iSER (RFC 7145 6), which only a transport
+ * that moves data by RDMA knows ({@link KeyRule#rdmaOnly()}). Reading it shows what the target
+ * negotiates and how.
  */
 public final class OperationalKeys {
 
@@ -19,6 +23,7 @@ public final class OperationalKeys {
     public static final String REJECT = "Reject";
 
     private static final int MAX_LENGTH = 16_777_215;
+    private static final long MAX_UNSIGNED_32 = 0xffff_ffffL;
     private static final Map<String, KeyRule> TABLE = new LinkedHashMap<>();
 
     static {
@@ -58,6 +63,18 @@ public final class OperationalKeys {
         row("IFMarker", OBSOLETE_NO, 0, 0, NO, false, false, s -> NO);
         row("OFMarkInt", OBSOLETE_REJECT, 0, 0, null, false, false, s -> null);
         row("IFMarkInt", OBSOLETE_REJECT, 0, 0, null, false, false, s -> null);
+        // iSER (RFC 7145 6.3-6.7), offered and accepted only over an RDMA transport; over TCP they
+        // stay unknown keys, answered NotUnderstood (RFC 7143 6.2) as by any target without iSER.
+        // RDMAExtensions: LO, AND, default No; the target offers Yes itself (6.3: it must offer
+        // the key in its first operational response when it is to be negotiated).
+        rdmaRow("RDMAExtensions", AND, 0, 0, NO, true, s -> YES);
+        // Control-type PDU sizes in each direction: IO, CO, 512..2^24-1, default 8192, Minimum.
+        rdmaRow("InitiatorRecvDataSegmentLength", MIN, 512, MAX_LENGTH, "8192", false,
+                s -> Integer.toString(MAX_LENGTH)); // the target sends any size the initiator takes
+        rdmaRow("TargetRecvDataSegmentLength", MIN, 512, MAX_LENGTH, "8192", false,
+                s -> Integer.toString(s.maxRecvDataSegmentLength()));
+        // Each side declares how many unexpected control-type PDUs it can take; 0 (default) is no limit.
+        rdmaRow("MaxOutstandingUnexpectedPDUs", DECLARATIVE, 0, MAX_UNSIGNED_32, "0", true, s -> "0");
         // Security (RFC 7143 12.1, 13.2 AuthMethod)
         for (String key : new String[] {"AuthMethod", "CHAP_A", "CHAP_I", "CHAP_C", "CHAP_N", "CHAP_R"}) {
             row(key, SECURITY, 0, 0, null, false, false, s -> null);
@@ -69,20 +86,43 @@ public final class OperationalKeys {
 
     private static void row(String name, KeyKind kind, long min, long max, String def, boolean lo, boolean irrDisc,
                             java.util.function.Function<LoginSettings, String> target) {
-        TABLE.put(name, new KeyRule(name, kind, min, max, def, lo, irrDisc, target));
+        TABLE.put(name, new KeyRule(name, kind, min, max, def, lo, irrDisc, target, false));
+    }
+
+    /** An iSER key: irrelevant in discovery sessions, where RDMAExtensions is irrelevant (RFC 7145 6.3). */
+    private static void rdmaRow(String name, KeyKind kind, long min, long max, String def, boolean lo,
+                                java.util.function.Function<LoginSettings, String> target) {
+        TABLE.put(name, new KeyRule(name, kind, min, max, def, lo, true, target, true));
     }
 
     private static String yesNo(boolean b) {
         return b ? YES : NO;
     }
 
-    /** The row for a key, or null for keys the target does not understand (X-, X#, unknown). */
+    /** The row for a key over TCP, or null for keys the target does not understand (X-, X#, unknown, iSER). */
     public static KeyRule find(String key) {
-        return TABLE.get(key);
+        return find(key, false);
     }
 
-    /** Every row, in RFC order. */
-    public static Map<String, KeyRule> all() {
-        return Collections.unmodifiableMap(TABLE);
+    /**
+     * The row for a key, or null for keys the target does not understand (X-, X#, unknown, and
+     * iSER's keys unless {@code rdma}).
+     *
+     * @param rdma true if the connection's transport moves data by RDMA (iSER)
+     */
+    public static KeyRule find(String key, boolean rdma) {
+        KeyRule rule = TABLE.get(key);
+        return rule == null || (rule.rdmaOnly() && !rdma) ? null : rule;
+    }
+
+    /** Every row known over such a transport, in RFC order. */
+    public static List<KeyRule> all(boolean rdma) {
+        List<KeyRule> rows = new ArrayList<>(TABLE.size());
+        for (KeyRule rule : TABLE.values()) {
+            if (rdma || !rule.rdmaOnly()) {
+                rows.add(rule);
+            }
+        }
+        return Collections.unmodifiableList(rows);
     }
 }

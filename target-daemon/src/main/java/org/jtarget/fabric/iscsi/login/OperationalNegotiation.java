@@ -16,6 +16,7 @@ import java.util.Set;
 final class OperationalNegotiation {
 
     private final LoginSettings settings;
+    private final List<KeyRule> rules;
     private final Map<String, String> values = new HashMap<>();
     /** Keys the initiator offered or declared (to detect offers of keys the target offered). */
     private final Set<String> initiatorKeys = new HashSet<>();
@@ -23,9 +24,11 @@ final class OperationalNegotiation {
     private final Set<String> pendingOffers = new HashSet<>();
     private final Set<String> targetOffered = new HashSet<>();
 
-    OperationalNegotiation(LoginSettings settings) {
+    /** @param rdma true if the transport moves data by RDMA: iSER's keys are negotiated too */
+    OperationalNegotiation(LoginSettings settings, boolean rdma) {
         this.settings = settings;
-        for (KeyRule rule : OperationalKeys.all().values()) {
+        this.rules = OperationalKeys.all(rdma);
+        for (KeyRule rule : rules) {
             if (rule.defaultValue() != null) {
                 values.put(rule.name(), rule.defaultValue());
             }
@@ -133,13 +136,14 @@ final class OperationalNegotiation {
 
     /**
      * The keys the target must offer itself because the RFC default is a result it cannot accept
-     * (e.g. MaxBurstLength above its limit, ImmediateData when it wants No), skipping keys the
+     * (e.g. MaxBurstLength above its limit, ImmediateData when it wants No), and over RDMA the
+     * RDMAExtensions key, which turns iSER on (RFC 7145 6.3); skipping keys the
      * initiator already offered. Marks them pending: the target may not leave the stage until
      * the initiator answers (RFC 7143 6.2).
      */
     List<Map.Entry<String, String>> targetOffers(boolean discovery, boolean leading) {
         List<Map.Entry<String, String>> offers = new ArrayList<>();
-        for (KeyRule rule : OperationalKeys.all().values()) {
+        for (KeyRule rule : rules) {
             boolean negotiable = rule.kind() == KeyKind.MIN || rule.kind() == KeyKind.MAX
                     || rule.kind() == KeyKind.AND || rule.kind() == KeyKind.OR;
             if (!negotiable || initiatorKeys.contains(rule.name()) || targetOffered.contains(rule.name())
@@ -147,7 +151,9 @@ final class OperationalNegotiation {
                 continue;
             }
             String target = rule.target().apply(settings);
-            if (!result(rule, rule.defaultValue()).equals(rule.defaultValue())) {
+            // RFC 7145 6.3: a transport that speaks iSER offers RDMAExtensions=Yes itself
+            boolean transportKey = rule.rdmaOnly() && rule.leadingOnly() && rule.kind() == KeyKind.AND;
+            if (transportKey || !result(rule, rule.defaultValue()).equals(rule.defaultValue())) {
                 offers.add(Map.entry(rule.name(), target));
                 targetOffered.add(rule.name());
                 pendingOffers.add(rule.name());

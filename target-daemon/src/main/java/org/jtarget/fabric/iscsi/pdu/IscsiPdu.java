@@ -57,6 +57,10 @@ public final class IscsiPdu extends AbstractReferenceCounted {
     public static final int FINAL_BIT = 0x80;
     /** The reserved ITT value 0xffffffff (RFC 7143 11.2.1.8). */
     public static final int RESERVED_TAG = 0xffffffff;
+    /** SCSI Response / Data-In byte 1 (RFC 7143 11.4.1, 11.7.1): residual overflow, underflow, status present. */
+    public static final int OVERFLOW_BIT = 0x04;
+    public static final int UNDERFLOW_BIT = 0x02;
+    public static final int STATUS_BIT = 0x01;
 
     /**
      * PDU objects of the hot path are recycled (DESIGN 4.2: no per-I/O allocation): every READ
@@ -122,6 +126,11 @@ public final class IscsiPdu extends AbstractReferenceCounted {
         pdu.dataRoot = root;
         pdu.dataRootIndex = rootIndex;
         return pdu;
+    }
+
+    /** RFC 7143 11.4.5: O when more than the EDTL was wanted, U when less arrived. */
+    public static int residualFlags(int edtl, int actual) {
+        return actual > edtl ? OVERFLOW_BIT : actual < edtl ? UNDERFLOW_BIT : 0;
     }
 
     /** A new PDU with a zeroed BHS, the given opcode, and no AHS or data. */

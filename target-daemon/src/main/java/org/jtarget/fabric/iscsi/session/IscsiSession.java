@@ -22,8 +22,8 @@ import java.util.Locale;
  *
  * <p>Threading: everything here, and every connection's full-feature state, is owned by the
  * event loop of the session's <em>first</em> connection ({@link #loop()}). A connection added on
- * another loop hands each received message to this loop and writes to its channel from here
- * (Netty hands writes over to the channel's own loop). One writer, no locks, and commands reach
+ * another loop hands each received message to this loop and writes to its transport from here
+ * (the transport hands writes over to its own loop). One writer, no locks, and commands reach
  * the core in CmdSN order across connections.
  */
 public final class IscsiSession {

@@ -1,15 +1,17 @@
 package org.jtarget.fabric.iscsi.session;
 
 import org.jtarget.buffer.ScatterList;
+import org.jtarget.fabric.iscsi.spi.TaskTransfer;
 import org.jtarget.io.LunQueueDepth;
 import org.jtarget.scsi.spi.ScsiCommand;
 
 /**
- * The fabric side of one SCSI task on a connection: its command, its CmdSN, and the Data-Out /
- * R2T / Data-In sequencing state (RFC 7143 10.7-10.8). Pooled per connection and reused, so the
- * hot path allocates neither tasks nor commands.
+ * The fabric side of one SCSI task on a connection: its command, its CmdSN, the Data-Out
+ * collection state (RFC 7143 10.7-10.8) and, inherited, what its transport moves
+ * ({@link TaskTransfer}). Pooled per connection and reused, so the hot path allocates neither
+ * tasks nor commands.
  */
-final class IscsiTask implements LunQueueDepth.Waiter {
+final class IscsiTask extends TaskTransfer implements LunQueueDepth.Waiter {
 
     /** {@link #lunState}: not counted by a queue depth (no limit on its LU, or not yet asked). */
     static final int LU_NONE = 0;
@@ -22,9 +24,7 @@ final class IscsiTask implements LunQueueDepth.Waiter {
     private final Runnable onAdmitted;
     private final Runnable onCancelled;
     private final TaskSequencer sequencer;
-    int itt;
     int cmdSn;
-    long lunField;
     boolean immediate;
     /** Submitted to the core (it will end the task through FabricOps). */
     boolean submitted;
@@ -40,14 +40,8 @@ final class IscsiTask implements LunQueueDepth.Waiter {
     boolean writePending;
     /** dataOutComplete was called. */
     boolean dataOutDone;
-    /** Bytes the core wants: min(EDTL, dataOutLength), set by writePending. */
-    int wanted;
     /** Start of the solicited range (bytes received when the unsolicited burst ended). */
     int r2tBase;
-    /** First byte not yet requested by an R2T. */
-    int r2tNext;
-    int outstandingR2t;
-    int ttt;
     /**
      * A Data-Out of this task was discarded for a data digest error (RFC 7143 7.8): once the
      * outstanding transfers end, the task ends with CHECK CONDITION, PROTOCOL SERVICE CRC ERROR.
@@ -64,10 +58,6 @@ final class IscsiTask implements LunQueueDepth.Waiter {
     /** Aborted while waiting but already admitted: drop it (and its slot) when the admission arrives. */
     boolean abortedWhileWaiting;
 
-    // ---- shared ----
-    /** R2TSN / DataSN of the next R2T or Data-In: also the ExpDataSN of the SCSI Response. */
-    int inPduSn;
-
     /**
      * The list that collects this task's data-out, kept across commands so a WRITE allocates
      * nothing for it (DESIGN 4.2): {@link ScsiCommand#releaseBuffers()} releases the segments,
@@ -77,8 +67,18 @@ final class IscsiTask implements LunQueueDepth.Waiter {
 
     IscsiTask(TaskSequencer sequencer) {
         this.sequencer = sequencer;
-        this.onAdmitted = () -> sequencer.admitted(this);
-        this.onCancelled = () -> sequencer.cancelledWhileWaiting(this);
+        this.onAdmitted = () -> sequencer.intake().admitted(this);
+        this.onCancelled = () -> sequencer.intake().cancelledWhileWaiting(this);
+    }
+
+    @Override
+    public ScsiCommand command() {
+        return cmd;
+    }
+
+    @Override
+    public void statusSent() {
+        sequencer.responses().releaseWindowSlot(this);
     }
 
     /** Any thread: hand the admission to the session's loop (allocation-free). */
@@ -95,9 +95,8 @@ final class IscsiTask implements LunQueueDepth.Waiter {
 
     void reset() {
         cmd.reset();
-        itt = 0;
+        resetTransfer();
         cmdSn = 0;
-        lunField = 0;
         immediate = false;
         submitted = false;
         received = 0;
@@ -105,14 +104,9 @@ final class IscsiTask implements LunQueueDepth.Waiter {
         expectedDataSn = 0;
         writePending = false;
         dataOutDone = false;
-        wanted = 0;
         r2tBase = 0;
-        r2tNext = 0;
-        outstandingR2t = 0;
-        ttt = 0;
         dataDigestError = false;
         endWithCrcError = false;
-        inPduSn = 0;
         queueDepth = null;
         lunState = LU_NONE;
         waitGeneration = 0;

@@ -46,7 +46,7 @@ final class TextExchange {
             }
             pendingRequest.writeBytes(pdu.data(), pdu.data().readerIndex(), pdu.data().readableBytes());
             if ((pdu.flags() & CONTINUE_BIT) != 0) {
-                pendingTtt = connection.nextTtt();
+                pendingTtt = connection.nextTargetTransferTag();
                 send(pdu, Unpooled.EMPTY_BUFFER, false, pendingTtt); // ask for the rest
                 return;
             }
@@ -79,7 +79,7 @@ final class TextExchange {
             }
         }
         pendingAnswer = connection.textCodec().encode(out, connection.alloc());
-        pendingTtt = connection.nextTtt();
+        pendingTtt = connection.nextTargetTransferTag();
         sendChunk(pdu);
     }
 
@@ -98,12 +98,12 @@ final class TextExchange {
     }
 
     private void send(IscsiPdu request, ByteBuf data, boolean last, int ttt) {
-        IscsiPdu out = connection.response(Opcode.TEXT_RESPONSE, data, true);
+        IscsiPdu out = connection.targetPdu(Opcode.TEXT_RESPONSE, data, true);
         out.flags(last ? IscsiPdu.FINAL_BIT : (data.isReadable() ? CONTINUE_BIT : 0));
         out.lunField(request.lunField());
         out.initiatorTaskTag(request.initiatorTaskTag());
         out.targetTransferTag(last ? IscsiPdu.RESERVED_TAG : ttt);
-        connection.writeAndFlush(out);
+        connection.transport().sendAndFlush(out);
     }
 
     private void dropPendingAnswer() {

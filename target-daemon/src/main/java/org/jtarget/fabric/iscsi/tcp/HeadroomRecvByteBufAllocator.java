@@ -13,7 +13,7 @@ import org.jtarget.buffer.ReceiveSizing;
  * receive buffer: the socket reads into {@code [HEADROOM, capacity)}, and the PDU decoder moves
  * the unfinished tail of the previous read (a partial PDU, usually part of one 4 KiB write) into
  * that headroom instead of chaining the two reads in a composite buffer (see
- * {@code IscsiPduDecoder}). So every PDU is framed from one pooled receive buffer, and its data
+ * {@code IscsiPduFramer}). So every PDU is framed from one pooled receive buffer, and its data
  * segment can be copied to a memory store through that buffer's cached NIO view: no composite,
  * no component objects, no derived-buffer duplicates per command (DESIGN 4.2).
  */

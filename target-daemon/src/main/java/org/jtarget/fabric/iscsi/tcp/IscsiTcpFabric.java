@@ -25,8 +25,6 @@ import org.jtarget.buffer.BufferPool;
 import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
 import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
 import org.jtarget.fabric.iscsi.login.LoginSettings;
-import org.jtarget.fabric.iscsi.pdu.IscsiPduDecoder;
-import org.jtarget.fabric.iscsi.pdu.IscsiPduEncoder;
 import org.jtarget.fabric.iscsi.session.ConnectionSettings;
 import org.jtarget.fabric.iscsi.session.IscsiConnection;
 import org.jtarget.fabric.iscsi.session.IscsiSession;
@@ -47,7 +45,8 @@ import java.util.concurrent.TimeUnit;
  * listening socket per portal, one pipeline per connection:
  *
  * <pre>
- *   [IdleStateHandler] → IscsiPduDecoder → IscsiPduEncoder → IscsiConnection
+ *   FlushConsolidationHandler → IdleStateHandler → IscsiPduFramer → IscsiPduEncoder → IscsiTcpTransport
+ *                                                                          (engine: IscsiConnection)
  * </pre>
  *
  * Connections use the shared pooled allocator ({@link BufferPool}), TCP_NODELAY and a write
@@ -153,10 +152,10 @@ public final class IscsiTcpFabric {
                         .addLast("flush", new FlushConsolidationHandler(
                                 FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true))
                         .addLast("idle", new IdleStateHandler(nop, 0, 0, TimeUnit.MILLISECONDS))
-                        .addLast("decoder", new IscsiPduDecoder(settings.maxRecvDataSegmentLength()))
+                        .addLast("decoder", new IscsiPduFramer(settings.maxRecvDataSegmentLength()))
                         .addLast("encoder", new IscsiPduEncoder())
-                        .addLast("connection", new IscsiConnection(registry, portal, served, settings,
-                                connectionSettings));
+                        .addLast("connection", new IscsiTcpTransport(transport -> new IscsiConnection(transport,
+                                registry, portal, served, settings, connectionSettings)));
             }
         };
     }

@@ -367,6 +367,56 @@ class LoginNegotiatorTest {
                 .containsEntry("FancyKey", "NotUnderstood");
     }
 
+    // ---------- iSER's keys (RFC 7145 6): only over a transport that moves data by RDMA ----------
+
+    @Test
+    void iserKeysAreUnknownOverTcp() {
+        LoginStep step = loginWith("RDMAExtensions", "Yes", "TargetRecvDataSegmentLength", "8192",
+                "InitiatorRecvDataSegmentLength", "8192", "MaxOutstandingUnexpectedPDUs", "0");
+        assertThat(step.kind()).isEqualTo(LoginStep.Kind.FULL_FEATURE);
+        assertThat(answers(step)).containsEntry("RDMAExtensions", "NotUnderstood")
+                .containsEntry("TargetRecvDataSegmentLength", "NotUnderstood")
+                .containsEntry("InitiatorRecvDataSegmentLength", "NotUnderstood")
+                .containsEntry("MaxOutstandingUnexpectedPDUs", "NotUnderstood");
+    }
+
+    @Test
+    void tcpTargetOffersNoIserKey() {
+        assertThat(answers(loginWith())).doesNotContainKeys("RDMAExtensions", "TargetRecvDataSegmentLength",
+                "InitiatorRecvDataSegmentLength", "MaxOutstandingUnexpectedPDUs");
+    }
+
+    @Test
+    void rdmaTransportNegotiatesIserKeys() {
+        negotiator = new LoginNegotiator(context, LoginSettings.defaults(), true, new Random(1));
+        LoginStep step = loginWith("RDMAExtensions", "Yes", "TargetRecvDataSegmentLength", "1048576",
+                "InitiatorRecvDataSegmentLength", "65536", "MaxOutstandingUnexpectedPDUs", "8");
+        assertThat(step.kind()).isEqualTo(LoginStep.Kind.FULL_FEATURE);
+        assertThat(answers(step)).containsEntry("RDMAExtensions", "Yes")
+                .containsEntry("TargetRecvDataSegmentLength", "262144") // Minimum with the target's limit
+                .containsEntry("InitiatorRecvDataSegmentLength", "65536")
+                .doesNotContainKey("MaxOutstandingUnexpectedPDUs"); // a declaration gets no answer
+    }
+
+    @Test
+    void rdmaTransportOffersRdmaExtensionsAndWaitsForTheAnswer() {
+        negotiator = new LoginNegotiator(context, LoginSettings.defaults(), true, new Random(1));
+        LoginStep offer = loginWith();
+        assertThat(offer.kind()).isEqualTo(LoginStep.Kind.CONTINUE);
+        assertThat(answers(offer)).containsEntry("RDMAExtensions", "Yes");
+        LoginStep done = send(true, OPERATIONAL, FFP, keys("RDMAExtensions", "Yes"));
+        assertThat(done.kind()).isEqualTo(LoginStep.Kind.FULL_FEATURE);
+    }
+
+    @Test
+    void rdmaExtensionsIsIrrelevantInDiscovery() {
+        negotiator = new LoginNegotiator(context, LoginSettings.defaults(), true, new Random(1));
+        LoginStep step = send(true, SECURITY, FFP, keys("InitiatorName", INITIATOR, "SessionType", "Discovery",
+                "AuthMethod", "None", "RDMAExtensions", "Yes"));
+        assertThat(step.kind()).isEqualTo(LoginStep.Kind.FULL_FEATURE);
+        assertThat(answers(step)).containsEntry("RDMAExtensions", "Irrelevant");
+    }
+
     @Test
     void badValuesAreRejectedAndTheDefaultStays() {
         LoginStep step = loginWith("MaxBurstLength", "lots", "MaxOutstandingR2T", "0", "InitialR2T", "Maybe",

@@ -11,6 +11,8 @@ import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
 import org.jtarget.fabric.iscsi.pdu.PduDecodeError;
 import org.jtarget.fabric.iscsi.pdu.RejectReason;
+import org.jtarget.fabric.iscsi.pdu.ScsiWireCodes;
+import org.jtarget.fabric.iscsi.tcp.IscsiTcpTransport;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.TmfRequest;
 import org.junit.jupiter.api.Test;
@@ -252,7 +254,7 @@ class IscsiConnectionTest {
             tmf.immediate(true);
             f.send(tmf); // RefCmdSN 2 is inside the window but never arrived
             IscsiPdu rsp = f.sent().getFirst();
-            assertThat(rsp.byte2()).isEqualTo(TmfRequest.Response.FUNCTION_COMPLETE.iscsiCode);
+            assertThat(rsp.byte2()).isEqualTo(ScsiWireCodes.tmfResponse(TmfRequest.Response.FUNCTION_COMPLETE));
             rsp.release();
             assertThat(f.core.tmfs).isEmpty();
             f.send(f.command(1, 1, false, false, 0, null, true));
@@ -271,7 +273,7 @@ class IscsiConnectionTest {
             SessionFixture.release(f.sent());
             f.send(tmf(f, 1, 0x20, 0x10, 2, 1));
             IscsiPdu rsp = f.sent().getFirst();
-            assertThat(rsp.byte2()).isEqualTo(TmfRequest.Response.TASK_DOES_NOT_EXIST.iscsiCode);
+            assertThat(rsp.byte2()).isEqualTo(ScsiWireCodes.tmfResponse(TmfRequest.Response.TASK_DOES_NOT_EXIST));
             rsp.release();
         }
     }
@@ -319,9 +321,8 @@ class IscsiConnectionTest {
     @Test
     void nonLoginPduBeforeLoginClosesTheConnection() {
         SessionFixture f = new SessionFixture();
-        IscsiConnection fresh = new IscsiConnection(f.registry, f.portal, List.of(f.target),
-                LoginSettings.defaults(), ConnectionSettings.defaults());
-        EmbeddedChannel ch = new EmbeddedChannel(fresh);
+        EmbeddedChannel ch = new EmbeddedChannel(SessionFixture.tcp(f.registry, f.portal, f.target,
+                LoginSettings.defaults(), ConnectionSettings.defaults()));
         ch.writeInbound(IscsiPdu.create(ch.alloc(), Opcode.NOP_OUT));
         assertThat(ch.isOpen()).isFalse();
         ch.finishAndReleaseAll();
@@ -343,9 +344,10 @@ class IscsiConnectionTest {
     @Test
     void addedConnectionJoinsTheSessionWhichEndsWithItsLastConnection() {
         SessionFixture f = new SessionFixture();
-        IscsiConnection second = new IscsiConnection(f.registry, f.portal, List.of(f.target),
+        IscsiTcpTransport transport = SessionFixture.tcp(f.registry, f.portal, f.target,
                 LoginSettings.defaults(), ConnectionSettings.defaults());
-        EmbeddedChannel ch = new EmbeddedChannel(second);
+        IscsiConnection second = (IscsiConnection) transport.engine();
+        EmbeddedChannel ch = new EmbeddedChannel(transport);
         second.startFullFeature(new org.jtarget.fabric.iscsi.login.LoginOutcome(f.target, f.params,
                 0x23d000000001L, f.session().tsih(), 2, 1, 7));
         assertThat(second.session()).isSameAs(f.session());

@@ -11,6 +11,7 @@ import org.jtarget.fabric.iscsi.login.LoginSettings;
 import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
+import org.jtarget.fabric.iscsi.tcp.IscsiTcpTransport;
 import org.jtarget.io.LunQueueDepths;
 import org.jtarget.scsi.spi.TargetCore;
 
@@ -18,7 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An {@link IscsiConnection} in an EmbeddedChannel, put straight into the full feature phase
+ * An {@link IscsiConnection} over an {@link IscsiTcpTransport} in an EmbeddedChannel, put straight into the full feature phase
  * (no codec, no login: PDUs travel as objects), with a {@link FakeCore}.
  */
 final class SessionFixture implements AutoCloseable {
@@ -61,10 +62,18 @@ final class SessionFixture implements AutoCloseable {
                 false, false, 2, initialR2t, true, initiatorMrdsl, 262144, maxBurst, firstBurst, 2, 20,
                 maxOutstandingR2t, true, true, 0);
         LoginSettings settings = new LoginSettings(262144, 1 << 20, 262144, 8, 2, true, false, 2, 20, WINDOW);
-        connection = new IscsiConnection(registry, portal, List.of(target), settings,
+        IscsiTcpTransport transport = tcp(registry, portal, target, settings,
                 ConnectionSettings.defaults().withQueueDepths(depths));
-        channel = new EmbeddedChannel(connection);
+        connection = (IscsiConnection) transport.engine();
+        channel = new EmbeddedChannel(transport);
         connection.startFullFeature(new LoginOutcome(target, params, isid, 0, 1, 1, 100));
+    }
+
+    /** A connection's engine over the TCP transport, which the caller puts in a channel. */
+    static IscsiTcpTransport tcp(SessionRegistry registry, IscsiPortalDefinition portal, IscsiTargetDefinition target,
+                                 LoginSettings settings, ConnectionSettings connectionSettings) {
+        return new IscsiTcpTransport(t -> new IscsiConnection(t, registry, portal, List.of(target), settings,
+                connectionSettings));
     }
 
     SessionFixture() {

@@ -1,10 +1,15 @@
-package org.jtarget.fabric.iscsi.pdu;
+package org.jtarget.fabric.iscsi.tcp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import org.jtarget.fabric.iscsi.pdu.Crc32c;
+import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
+import org.jtarget.fabric.iscsi.pdu.Opcode;
+import org.jtarget.fabric.iscsi.pdu.PduDecodeError;
+import org.jtarget.fabric.iscsi.pdu.RejectReason;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -12,7 +17,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Round trips through {@link IscsiPduEncoder} and {@link IscsiPduDecoder}, at every fragment size. */
+/** Round trips through {@link IscsiPduEncoder} and {@link IscsiPduFramer}, at every fragment size. */
 class IscsiPduCodecTest {
 
     private static final ByteBufAllocator ALLOC = ByteBufAllocator.DEFAULT;
@@ -64,7 +69,7 @@ class IscsiPduCodecTest {
     }
 
     private static EmbeddedChannel decoder(boolean hd, boolean dd, int max) {
-        IscsiPduDecoder decoder = new IscsiPduDecoder(max);
+        IscsiPduFramer decoder = new IscsiPduFramer(max);
         decoder.configure(hd, dd, max);
         return new EmbeddedChannel(decoder);
     }
@@ -251,7 +256,7 @@ class IscsiPduCodecTest {
     @Test
     void initiatorSideDecoderAcceptsTargetOpcodes() {
         byte[] wire = encode(pdu(Opcode.SCSI_DATA_IN, 0, 3), false, false);
-        EmbeddedChannel ch = new EmbeddedChannel(new IscsiPduDecoder(MAX, false));
+        EmbeddedChannel ch = new EmbeddedChannel(new IscsiPduFramer(MAX, false));
         List<Object> out = feed(ch, wire, 5);
         assertThat(out).singleElement().isInstanceOf(IscsiPdu.class);
         ((IscsiPdu) out.get(0)).release();
@@ -260,7 +265,7 @@ class IscsiPduCodecTest {
 
     @Test
     void configureSwitchesDigestsBetweenPdus() {
-        IscsiPduDecoder decoder = new IscsiPduDecoder(8192);
+        IscsiPduFramer decoder = new IscsiPduFramer(8192);
         EmbeddedChannel ch = new EmbeddedChannel(decoder);
         List<Object> first = feed(ch, encode(pdu(Opcode.LOGIN_REQUEST, 0, 20), false, false), 64);
         assertThat(first).hasSize(1);

@@ -1,9 +1,11 @@
-package org.jtarget.fabric.iscsi.pdu;
+package org.jtarget.fabric.iscsi.tcp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
+import org.jtarget.fabric.iscsi.pdu.Opcode;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -12,11 +14,11 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The decoder's {@link IscsiPduDecoder#HEADROOM_CUMULATOR}: reads that arrive with free headroom
+ * The decoder's {@link IscsiPduFramer#HEADROOM_CUMULATOR}: reads that arrive with free headroom
  * (as the TCP fabric's receive allocator makes them) get a short unfinished PDU moved in front,
  * so every PDU is framed from one buffer and names it as its data root.
  */
-class IscsiPduDecoderHeadroomTest {
+class IscsiPduFramerHeadroomTest {
 
     private static final ByteBufAllocator ALLOC = ByteBufAllocator.DEFAULT;
     private static final int HEADROOM = 16 * 1024;
@@ -56,7 +58,7 @@ class IscsiPduDecoderHeadroomTest {
     }
 
     private static List<IscsiPdu> decode(byte[] wire, int readSize, int headroom) {
-        EmbeddedChannel ch = new EmbeddedChannel(new IscsiPduDecoder(1024 * 1024));
+        EmbeddedChannel ch = new EmbeddedChannel(new IscsiPduFramer(1024 * 1024));
         List<IscsiPdu> out = new ArrayList<>();
         for (int i = 0; i < wire.length; i += readSize) {
             ch.writeInbound(read(wire, i, Math.min(readSize, wire.length - i), headroom));

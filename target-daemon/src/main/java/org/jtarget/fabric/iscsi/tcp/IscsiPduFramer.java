@@ -1,19 +1,24 @@
-package org.jtarget.fabric.iscsi.pdu;
+package org.jtarget.fabric.iscsi.tcp;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import org.jtarget.fabric.iscsi.pdu.Crc32c;
+import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
+import org.jtarget.fabric.iscsi.pdu.PduDecodeError;
+import org.jtarget.fabric.iscsi.pdu.PduParser;
+import org.jtarget.fabric.iscsi.pdu.RejectReason;
 
 import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
  * Frames iSCSI PDUs out of a TCP byte stream (RFC 7143 11.2): BHS, AHS, optional HeaderDigest,
- * data segment padded to 4 bytes, optional DataDigest. Emits {@link IscsiPdu} (data segment as a
- * retained slice of the input, no copy) or, on malformed input, a {@link PduDecodeError}; it
- * never throws for bad input. After a fatal error it discards everything that follows.
+ * data segment padded to 4 bytes, optional DataDigest. It finds each PDU's bounds and checks the
+ * digests; the whole PDU then goes to the transport-neutral {@link PduParser}. Emits
+ * {@link IscsiPdu} (data segment as a retained slice of the input, no copy) or, on malformed
+ * input, a {@link PduDecodeError}; it never throws for bad input. After a fatal error it discards
+ * everything that follows.
  *
  * <pre>
  *  +------------------+  48 bytes: BHS (copied into its own 48-byte buffer: fast flyweight access)
@@ -48,12 +53,12 @@ import java.util.List;
  * segments arriving in many TCP reads) are chained in a composite without copying, as Netty's
  * {@link #COMPOSITE_CUMULATOR} does.
  */
-public final class IscsiPduDecoder extends ByteToMessageDecoder {
+public final class IscsiPduFramer extends ByteToMessageDecoder {
 
     /** Bytes of a HeaderDigest or DataDigest. */
     public static final int DIGEST_LENGTH = 4;
 
-    private final boolean targetSide;
+    private final PduParser parser;
     private final Crc32c crc = new Crc32c();
     private boolean headerDigest;
     private boolean dataDigest;
@@ -61,11 +66,11 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
     private boolean failed;
 
     /**
-     * A target-side decoder: accepts initiator opcodes only.
+     * A target-side framer: accepts initiator opcodes only.
      *
      * @param maxRecvDataSegmentLength the largest data segment accepted (the target's declared value)
      */
-    public IscsiPduDecoder(int maxRecvDataSegmentLength) {
+    public IscsiPduFramer(int maxRecvDataSegmentLength) {
         this(maxRecvDataSegmentLength, true);
     }
 
@@ -74,9 +79,9 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
      * @param targetSide               true to accept initiator opcodes (a target), false to accept
      *                                 target opcodes (an initiator)
      */
-    public IscsiPduDecoder(int maxRecvDataSegmentLength, boolean targetSide) {
+    public IscsiPduFramer(int maxRecvDataSegmentLength, boolean targetSide) {
         this.maxRecvDataSegmentLength = maxRecvDataSegmentLength;
-        this.targetSide = targetSide;
+        this.parser = new PduParser(targetSide);
         setCumulator(HEADROOM_CUMULATOR);
     }
 
@@ -136,7 +141,7 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
         if (in.readableBytes() < IscsiPdu.BHS_LENGTH) {
             return;
         }
-        int ahsLength = in.getUnsignedByte(start + IscsiPdu.TOTAL_AHS_LENGTH_OFFSET) * 4;
+        int ahsLength = PduParser.ahsLength(in, start);
         int headerLength = IscsiPdu.BHS_LENGTH + ahsLength + (headerDigest ? DIGEST_LENGTH : 0);
         if (in.readableBytes() < headerLength) {
             return;
@@ -145,7 +150,7 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
             fail(ctx, in, out, RejectReason.PROTOCOL_ERROR, "header digest error");
             return;
         }
-        int dsl = in.getUnsignedMedium(start + IscsiPdu.DATA_SEGMENT_LENGTH_OFFSET);
+        int dsl = PduParser.dataSegmentLength(in, start);
         if (dsl > maxRecvDataSegmentLength) {
             fail(ctx, in, out, RejectReason.PROTOCOL_ERROR,
                     "DataSegmentLength " + dsl + " > MaxRecvDataSegmentLength " + maxRecvDataSegmentLength);
@@ -157,8 +162,8 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
         if (in.readableBytes() < frameLength) {
             return;
         }
-        int opcode = in.getByte(start) & 0x3f;
-        if (!supported(opcode)) {
+        int opcode = PduParser.opcode(in, start);
+        if (!parser.accepts(opcode)) {
             skip(ctx, in, out, frameLength, RejectReason.COMMAND_NOT_SUPPORTED,
                     "opcode 0x" + Integer.toHexString(opcode) + " not supported");
             return;
@@ -171,21 +176,8 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
                 return;
             }
         }
-        out.add(frame(ctx, in, start, ahsLength, headerLength, dsl));
+        out.add(parser.parse(ctx.alloc(), in, start, start + headerLength));
         in.skipBytes(frameLength);
-    }
-
-    private IscsiPdu frame(ChannelHandlerContext ctx, ByteBuf in, int start, int ahsLength, int headerLength, int dsl) {
-        ByteBuf bhs = copyBhs(ctx, in, start);
-        ByteBuf ahs = ahsLength == 0 ? Unpooled.EMPTY_BUFFER : in.retainedSlice(start + IscsiPdu.BHS_LENGTH, ahsLength);
-        if (dsl == 0) {
-            return IscsiPdu.wrap(bhs, ahs, Unpooled.EMPTY_BUFFER);
-        }
-        int dataStart = start + headerLength;
-        ByteBuf data = in.retainedSlice(dataStart, dsl);
-        // a composite's bytes have no single root; anything else is the receive buffer itself
-        return in instanceof CompositeByteBuf ? IscsiPdu.wrap(bhs, ahs, data)
-                : IscsiPdu.wrap(bhs, ahs, data, in, dataStart);
     }
 
     private boolean headerDigestMatches(ByteBuf in, int start, int ahsLength) {
@@ -193,37 +185,16 @@ public final class IscsiPduDecoder extends ByteToMessageDecoder {
         return crc.reset().updateOwned(in, start, covered).value() == in.getIntLE(start + covered);
     }
 
-    private boolean supported(int opcode) {
-        if (targetSide) {
-            return opcode <= Opcode.LOGOUT_REQUEST || opcode == Opcode.SNACK_REQUEST;
-        }
-        return (opcode >= Opcode.NOP_IN && opcode <= Opcode.LOGOUT_RESPONSE) || opcode == Opcode.R2T
-                || opcode == Opcode.ASYNC_MESSAGE || opcode == Opcode.REJECT;
-    }
-
     /** Non-fatal: report and drop one whole frame. */
     private void skip(ChannelHandlerContext ctx, ByteBuf in, List<Object> out, int frameLength, int reason, String detail) {
-        out.add(new PduDecodeError(reason, false, copyBhs(ctx, in, in.readerIndex()), detail));
+        out.add(PduParser.error(ctx.alloc(), in, in.readerIndex(), reason, false, detail));
         in.skipBytes(frameLength);
     }
 
     /** Fatal: report, then discard this and all later input. */
     private void fail(ChannelHandlerContext ctx, ByteBuf in, List<Object> out, int reason, String detail) {
         failed = true;
-        out.add(new PduDecodeError(reason, true, copyBhs(ctx, in, in.readerIndex()), detail));
+        out.add(PduParser.error(ctx.alloc(), in, in.readerIndex(), reason, true, detail));
         in.skipBytes(in.readableBytes());
-    }
-
-    /**
-     * Copies the BHS word by word: {@code writeBytes(ByteBuf)} from a composite cumulation into a
-     * direct buffer goes through NIO views ({@code nioBuffers()} arrays and duplicates), about
-     * 200 bytes of garbage per PDU without {@code sun.misc.Unsafe}; six longs cost nothing.
-     */
-    private static ByteBuf copyBhs(ChannelHandlerContext ctx, ByteBuf in, int start) {
-        ByteBuf bhs = ctx.alloc().buffer(IscsiPdu.BHS_LENGTH, IscsiPdu.BHS_LENGTH);
-        for (int i = 0; i < IscsiPdu.BHS_LENGTH; i += Long.BYTES) {
-            bhs.writeLong(in.getLong(start + i));
-        }
-        return bhs;
     }
 }

@@ -1,9 +1,11 @@
-package org.jtarget.fabric.iscsi.pdu;
+package org.jtarget.fabric.iscsi.tcp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.MessageToMessageEncoder;
+import org.jtarget.fabric.iscsi.pdu.Crc32c;
+import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 
 import java.util.List;
 
@@ -58,7 +60,7 @@ public final class IscsiPduEncoder extends MessageToMessageEncoder<IscsiPdu> {
         }
         if (headerDigest) {
             int value = crc.reset().update(bhs).update(ahs).value();
-            out.add(ctx.alloc().buffer(IscsiPduDecoder.DIGEST_LENGTH).writeIntLE(value));
+            out.add(ctx.alloc().buffer(IscsiPduFramer.DIGEST_LENGTH).writeIntLE(value));
         }
         if (dsl == 0) {
             return;
@@ -67,7 +69,7 @@ public final class IscsiPduEncoder extends MessageToMessageEncoder<IscsiPdu> {
         int pad = -dsl & 3;
         if (dataDigest) {
             int value = crc.reset().update(data).updateZeros(pad).value();
-            out.add(ctx.alloc().buffer(pad + IscsiPduDecoder.DIGEST_LENGTH).writeZero(pad).writeIntLE(value));
+            out.add(ctx.alloc().buffer(pad + IscsiPduFramer.DIGEST_LENGTH).writeZero(pad).writeIntLE(value));
         } else if (pad > 0) {
             out.add(PADDING.slice(0, pad));
         }
