@@ -78,6 +78,14 @@ class ArchitectureTest {
     static final ArchRule bufferIsALeafOverOsAndUnits = leaf("buffer", "os", "units");
 
     @ArchTest
+    static final ArchRule onlyTheTcpTransportOfIscsiTouchesNettyChannels = noClasses()
+            .that().resideInAPackage(ROOT + ".fabric.iscsi..")
+            .and().resideOutsideOfPackage(ROOT + ".fabric.iscsi.tcp..")
+            .should().dependOnClassesThat().resideInAPackage("io.netty.channel..")
+            .because("the iSCSI engine (login, session, tasks, TMF) runs over fabric.iscsi.spi.IscsiTransport: "
+                    + "TCP is one transport (fabric.iscsi.tcp), iSER's RDMA queue pairs the next");
+
+    @ArchTest
     static final ArchRule noCyclesBetweenTopLevelPackages = slices()
             .matching(ROOT + ".(*)..")
             .should().beFreeOfCycles()
