@@ -9,6 +9,7 @@ import org.jtarget.io.LunIoExecutors;
 import org.jtarget.scsi.spi.DataDirection;
 import org.jtarget.scsi.spi.FabricOps;
 import org.jtarget.scsi.spi.ITNexus;
+import org.jtarget.scsi.spi.ProtocolId;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.TmfRequest;
 
@@ -27,8 +28,8 @@ import java.util.concurrent.RejectedExecutionException;
  */
 public final class CoreHarness implements FabricOps {
 
-    public static final ITNexus NEXUS_A = new ITNexus("iqn.a", "iqn.a,i,0x1", "iqn.t,t,0x1", 1, 1);
-    public static final ITNexus NEXUS_B = new ITNexus("iqn.b", "iqn.b,i,0x2", "iqn.t,t,0x1", 1, 1);
+    public static final ITNexus NEXUS_A = new ITNexus(ProtocolId.ISCSI, "iqn.a", "iqn.a,i,0x1", "iqn.t,t,0x1", 1, 1);
+    public static final ITNexus NEXUS_B = new ITNexus(ProtocolId.ISCSI, "iqn.b", "iqn.b,i,0x2", "iqn.t,t,0x1", 1, 1);
 
     /** The outcome of one command as the fabric saw it. */
     public record Result(String end, int status, byte[] sense, byte[] dataIn) {
