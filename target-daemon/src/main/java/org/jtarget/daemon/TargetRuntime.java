@@ -18,7 +18,7 @@ import org.jtarget.config.PortalConfig;
 import org.jtarget.config.TargetConfig;
 import org.jtarget.fabric.iscsi.ChapCredentials;
 import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
-import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
+import org.jtarget.fabric.iscsi.IscsiTargetSettings;
 import org.jtarget.fabric.iscsi.login.LoginSettings;
 import org.jtarget.fabric.iscsi.tcp.IscsiTcpFabric;
 import org.jtarget.io.LunIoExecutors;
@@ -28,9 +28,10 @@ import org.jtarget.scsi.alua.TargetPortGroup;
 import org.jtarget.scsi.alua.TargetPortGroups;
 import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.LogicalUnitDefinition;
-import org.jtarget.scsi.lun.LogicalUnitRegistry;
 import org.jtarget.scsi.lun.MediumWatch;
+import org.jtarget.scsi.lun.NodeAcl;
 import org.jtarget.scsi.lun.ScsiTargetCore;
+import org.jtarget.scsi.lun.TargetRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,8 +70,8 @@ public final class TargetRuntime implements DaemonRuntime {
     private IscsiTcpFabric fabric;
     /** The {@code rdma:} store endpoints, or null when the config has none. */
     private RdmaEndpointRuntime rdma;
-    /** Every LU of every target: EXTENDED COPY may copy between targets (SPC-4 6.4). */
-    private LogicalUnitRegistry registry;
+    /** The live targets, their LUs and ACLs (EXTENDED COPY may copy between any of their LUs). */
+    private TargetRegistry registry;
     private MediumWatch mediumWatch;
     private final Map<Backstore, FileMediumProbe> probes = new IdentityHashMap<>();
 
@@ -83,17 +84,16 @@ public final class TargetRuntime implements DaemonRuntime {
         pool = openBufferPool();
         stores = BackstoreSet.open(config);
         ioExecutors = new LunIoExecutors(config.daemon().ioThreadsPerLun(), IO_QUEUE_DEPTH_PER_LUN);
-        registry = new LogicalUnitRegistry();
+        registry = new TargetRegistry(ioExecutors, config.daemon().stateDir());
         mediumWatch = new MediumWatch();
-        List<IscsiTargetDefinition> targets = new ArrayList<>();
         for (TargetConfig target : config.targets()) {
-            targets.add(targetDefinition(target));
+            watchMedia(registry.addTarget(targetSpec(target)).core());
         }
         mediumWatch.start(MEDIUM_WATCH_PERIOD);
         bossGroup = IscsiTcpFabric.newEventLoopGroup(1);
         workerGroup = IscsiTcpFabric.newEventLoopGroup(config.daemon().eventLoopThreads());
         // LU queue depths (LunConfig.queueDepth): commands past them wait, holding their session's MaxCmdSN
-        fabric = new IscsiTcpFabric(pool, bossGroup, workerGroup, targets, LoginSettings.defaults(),
+        fabric = new IscsiTcpFabric(pool, bossGroup, workerGroup, registry, LoginSettings.defaults(),
                 ConnectionSettings.defaults().withQueueDepths(queueDepths()));
         for (int i = 0; i < config.portals().size(); i++) {
             bind(i, config.portals().get(i));
@@ -101,29 +101,26 @@ public final class TargetRuntime implements DaemonRuntime {
         if (config.rdma() != null) {
             rdma = RdmaEndpointRuntime.start(config, stores, pool, workerGroup, ioExecutors);
         }
-        LOG.info("jtargetd ready: {} target(s), {} portal(s)", targets.size(), config.portals().size());
+        LOG.info("jtargetd ready: {} target(s), {} portal(s)", registry.targets().size(), config.portals().size());
     }
 
-    private IscsiTargetDefinition targetDefinition(TargetConfig target) throws IOException {
+    private TargetRegistry.TargetSpec targetSpec(TargetConfig target) {
         List<LogicalUnitDefinition> luns = new ArrayList<>();
         for (LunConfig lun : target.luns()) {
             Backstore store = stores.get(lun.backstore());
             luns.add(new LogicalUnitDefinition(lun.lun(), store, lun.readOnly(), lun.removable(),
                     config.daemon().sanitizeRate(), ioAllocator(store)));
         }
-        List<IscsiPortalDefinition> portals = new ArrayList<>();
         Map<Integer, TargetPortGroup> groups = new TreeMap<>();
         for (String name : target.portalNames()) {
             PortalConfig p = config.portal(name);
-            portals.add(portalDefinition(p));
             // SPC-4 5.15: each iSCSI target portal group is one target port group
             groups.putIfAbsent(p.portalGroupTag(), TargetPortGroup.of(p.portalGroupTag(), p.aluaState(),
                     p.aluaPreferred()));
         }
-        ScsiTargetCore core = new ScsiTargetCore(target.iqn(), luns, ioExecutors, config.daemon().stateDir(),
-                new TargetPortGroups(new ArrayList<>(groups.values())), registry);
-        watchMedia(core);
-        return new IscsiTargetDefinition(target.iqn(), target.alias(), core, target.acl(), chap(target.chap()), portals);
+        return new TargetRegistry.TargetSpec(target.iqn(), luns, NodeAcl.ofInitiators(target.acl()),
+                new TargetPortGroups(new ArrayList<>(groups.values())), target.portalNames(),
+                Map.of(IscsiTargetSettings.class, new IscsiTargetSettings(target.alias(), chap(target.chap()))));
     }
 
     /**
