@@ -8,6 +8,7 @@ import org.jtarget.backstore.file.FileBackstore;
 import org.jtarget.backstore.partition.PartitionBackstore;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.buffer.BufferPool;
+import org.jtarget.config.AclConfig;
 import org.jtarget.config.BufferPoolSettings;
 import org.jtarget.config.ByteSize;
 import org.jtarget.config.ChapConfig;
@@ -43,6 +44,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -118,9 +120,19 @@ public final class TargetRuntime implements DaemonRuntime {
             groups.putIfAbsent(p.portalGroupTag(), TargetPortGroup.of(p.portalGroupTag(), p.aluaState(),
                     p.aluaPreferred()));
         }
-        return new TargetRegistry.TargetSpec(target.iqn(), luns, NodeAcl.ofInitiators(target.acl()),
+        return new TargetRegistry.TargetSpec(target.iqn(), luns, nodeAcl(target),
                 new TargetPortGroups(new ArrayList<>(groups.values())), target.portalNames(),
                 Map.of(IscsiTargetSettings.class, new IscsiTargetSettings(target.alias(), chap(target.chap()))));
+    }
+
+    /** The config's ACL entries as the core's node ACL (LUN masking and read-only mappings). */
+    private static NodeAcl nodeAcl(TargetConfig target) {
+        List<NodeAcl.Entry> entries = new ArrayList<>();
+        for (AclConfig a : target.acl()) {
+            entries.add(new NodeAcl.Entry(a.initiator(), a.luns() == null ? null : new TreeSet<>(a.luns()),
+                    new TreeSet<>(a.readOnlyLuns())));
+        }
+        return new NodeAcl(entries);
     }
 
     /**

@@ -98,7 +98,7 @@ public final class CommandDispatcher {
         OpcodeEntry entry = table.lookup(cmd.cdb());
         LunTable luns = target.lunsOf(cmd.nexus()); // what this initiator may see (node ACL), lock-free
         LogicalUnit lu = luns.get(cmd.lun());
-        ctx.lu(lu);
+        ctx.lu(lu, luns.readOnly(cmd.lun()));
         ctx.entry(entry);
         if (entry == null && lu != null && table.row(cmd.opcode()) != null) {
             // SPC-4 4.2.5.x: a supported opcode with an unsupported service action is INVALID FIELD IN CDB
@@ -150,7 +150,7 @@ public final class CommandDispatcher {
         SenseReason bad = entry.handler().parse(ctx);
         if (bad == null && lu != null && entry.has(OpcodeEntry.WRITES_MEDIUM)) {
             // a read-only mapping of the initiator protects like a read-only LU (LIO: mapped LUN write protect)
-            bad = luns.readOnly(cmd.lun()) ? SenseReason.WRITE_PROTECTED : lu.writeProtection();
+            bad = ctx.writeProtection();
         }
         return bad;
     }

@@ -1,7 +1,7 @@
 package org.jtarget.scsi.lun;
 
 import java.util.Arrays;
-import java.util.Map;
+import java.util.Set;
 
 /**
  * An immutable LUN table: the logical units one initiator sees through a target, by LUN, and
@@ -71,17 +71,17 @@ public final class LunTable {
     }
 
     /**
-     * The part of this table {@code mapping} names (LUN → read-only); LUNs it names that this
-     * table lacks are left out (they appear once they are added).
+     * What an initiator sees of this table: the LUNs in {@code visible} (null: every LUN), those
+     * in {@code readOnly} read-only. LUNs it names that this table lacks are left out (they
+     * appear once added).
      */
-    LunTable masked(Map<Integer, Boolean> mapping) {
+    LunTable masked(Set<Integer> visible, Set<Integer> readOnly) {
         LogicalUnit[] b = new LogicalUnit[byLun.length];
         boolean[] ro = new boolean[byLun.length];
-        for (Map.Entry<Integer, Boolean> e : mapping.entrySet()) {
-            LogicalUnit lu = get(e.getKey());
-            if (lu != null) {
-                b[lu.lun()] = lu;
-                ro[lu.lun()] = e.getValue();
+        for (int lun : numbers) {
+            if (visible == null || visible.contains(lun)) {
+                b[lun] = byLun[lun];
+                ro[lun] = readOnly.contains(lun);
             }
         }
         return of(b, ro);

@@ -3,15 +3,16 @@ package org.jtarget.scsi.lun;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.SortedMap;
-import java.util.TreeMap;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * Which initiators may use a target and which of its LUNs each one sees (LIO's node ACLs with
  * mapped LUNs). An entry names an initiator (its iSCSI name, compared case-insensitively as
- * RFC 3722 says; for SRP its port name) or {@code "*"} for every initiator no entry names; an
- * entry without a LUN mapping sees every LUN of the target, writable; an entry with one sees
- * only the LUNs it maps, each writable or read-only. Immutable.
+ * RFC 3722 says; for SRP its port name) or {@code "*"} for every initiator no entry names. It
+ * sees the LUNs it maps (without a mapping: every LUN of the target, also those added later),
+ * and may only read those it maps read-only (WRITE and every other command that modifies the
+ * medium get DATA PROTECT, WRITE PROTECTED, as on a read-only LU). Immutable.
  *
  * @param entries the entries, at most one per initiator
  */
@@ -21,22 +22,29 @@ public record NodeAcl(List<Entry> entries) {
     public static final String ANY_INITIATOR = "*";
 
     /** Every initiator, every LUN, writable (the config's {@code acl: ["*"]}). */
-    public static final NodeAcl ANY = new NodeAcl(List.of(new Entry(ANY_INITIATOR, null)));
+    public static final NodeAcl ANY = new NodeAcl(List.of(Entry.allLuns(ANY_INITIATOR)));
 
     /**
      * One initiator's access.
      *
-     * @param initiator the initiator name, or {@code "*"}
-     * @param luns      LUN → read-only, or null for every LUN, writable
+     * @param initiator     the initiator name, or {@code "*"}
+     * @param luns          the LUNs it sees, or null for every LUN of the target
+     * @param readOnlyLuns  the LUNs it sees but may only read (empty: none)
      */
-    public record Entry(String initiator, SortedMap<Integer, Boolean> luns) {
+    public record Entry(String initiator, SortedSet<Integer> luns, SortedSet<Integer> readOnlyLuns) {
         public Entry {
-            luns = luns == null ? null : Collections.unmodifiableSortedMap(new TreeMap<>(luns));
+            luns = luns == null ? null : Collections.unmodifiableSortedSet(new TreeSet<>(luns));
+            readOnlyLuns = Collections.unmodifiableSortedSet(new TreeSet<>(readOnlyLuns));
         }
 
         /** Every LUN, writable. */
         public static Entry allLuns(String initiator) {
-            return new Entry(initiator, null);
+            return new Entry(initiator, null, new TreeSet<>());
+        }
+
+        /** True if the entry shows every LUN, writable. */
+        boolean unrestricted() {
+            return luns == null && readOnlyLuns.isEmpty();
         }
     }
 
@@ -88,7 +96,7 @@ public record NodeAcl(List<Entry> entries) {
      */
     boolean mapsNoLuns() {
         for (Entry e : entries) {
-            if (e.luns() != null) {
+            if (!e.unrestricted()) {
                 return false;
             }
         }

@@ -65,7 +65,7 @@ public final class ScsiTargetCore implements TargetCore {
             Map<String, LunTable> views = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
             LunTable others = LunTable.EMPTY;
             for (NodeAcl.Entry e : acl.entries()) {
-                LunTable view = e.luns() == null ? all : all.masked(e.luns());
+                LunTable view = e.unrestricted() ? all : all.masked(e.luns(), e.readOnlyLuns());
                 if (e.initiator().equals(NodeAcl.ANY_INITIATOR)) {
                     others = view;
                 } else {

@@ -50,7 +50,7 @@ public final class CoreHarness implements FabricOps {
     private final Map<ScsiCommand, byte[]> pendingData = new HashMap<>();
 
     public CoreHarness(List<LogicalUnitDefinition> luns) {
-        this(luns, null);
+        this(luns, (java.nio.file.Path) null);
     }
 
     /** With persistent reservation state kept under {@code stateDir} (null: none). */
@@ -72,13 +72,24 @@ public final class CoreHarness implements FabricOps {
 
     private CoreHarness(String targetName, List<LogicalUnitDefinition> luns, java.nio.file.Path stateDir,
                         org.jtarget.scsi.alua.TargetPortGroups portGroups, LogicalUnitRegistry registry) {
+        this(targetName, luns, stateDir, portGroups, registry, NodeAcl.ANY);
+    }
+
+    /** Target "iqn.t" with this node ACL (LUN masking, read-only mappings). */
+    public CoreHarness(List<LogicalUnitDefinition> luns, NodeAcl acl) {
+        this("iqn.t", luns, null, new org.jtarget.scsi.alua.TargetPortGroups(), new LogicalUnitRegistry(), acl);
+    }
+
+    private CoreHarness(String targetName, List<LogicalUnitDefinition> luns, java.nio.file.Path stateDir,
+                        org.jtarget.scsi.alua.TargetPortGroups portGroups, LogicalUnitRegistry registry, NodeAcl acl) {
         Executor manual = r -> {
             if (rejectIo) {
                 throw new RejectedExecutionException("full");
             }
             io.add(r);
         };
-        core = new ScsiTargetCore(targetName, luns, new LunIoExecutors(name -> manual), stateDir, portGroups, registry);
+        core = new ScsiTargetCore(targetName, luns, new LunIoExecutors(name -> manual), stateDir, portGroups, registry,
+                acl);
     }
 
     /** One LU 0 on {@code store}. */
