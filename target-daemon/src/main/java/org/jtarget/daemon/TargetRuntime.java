@@ -43,8 +43,10 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -63,7 +65,8 @@ public final class TargetRuntime implements DaemonRuntime {
     /** How often file stores are checked for a deleted or replaced file (a stat each). */
     static final Duration MEDIUM_WATCH_PERIOD = Duration.ofSeconds(2);
 
-    private final JtargetConfig config;
+    /** The config running now (a reload replaces it). */
+    private JtargetConfig config;
     private BackstoreSet stores;
     private BufferPool pool;
     private LunIoExecutors ioExecutors;
@@ -109,9 +112,7 @@ public final class TargetRuntime implements DaemonRuntime {
     private TargetRegistry.TargetSpec targetSpec(TargetConfig target) {
         List<LogicalUnitDefinition> luns = new ArrayList<>();
         for (LunConfig lun : target.luns()) {
-            Backstore store = stores.get(lun.backstore());
-            luns.add(new LogicalUnitDefinition(lun.lun(), store, lun.readOnly(), lun.removable(),
-                    config.daemon().sanitizeRate(), ioAllocator(store)));
+            luns.add(lunDefinition(lun));
         }
         Map<Integer, TargetPortGroup> groups = new TreeMap<>();
         for (String name : target.portalNames()) {
@@ -123,6 +124,80 @@ public final class TargetRuntime implements DaemonRuntime {
         return new TargetRegistry.TargetSpec(target.iqn(), luns, nodeAcl(target),
                 new TargetPortGroups(new ArrayList<>(groups.values())), target.portalNames(),
                 Map.of(IscsiTargetSettings.class, new IscsiTargetSettings(target.alias(), chap(target.chap()))));
+    }
+
+    private LogicalUnitDefinition lunDefinition(LunConfig lun) {
+        Backstore store = stores.get(lun.backstore());
+        return new LogicalUnitDefinition(lun.lun(), store, lun.readOnly(), lun.removable(),
+                config.daemon().sanitizeRate(), ioAllocator(store));
+    }
+
+    /**
+     * Applies a new config to the running daemon (SIGHUP): targets, LUNs and ACLs added, removed or
+     * changed through the registry, sessions of anything else untouched. Refused, with one line
+     * naming the key and nothing changed, if the new config changes what needs a restart (see
+     * {@link ConfigChanges}) or a backstore it adds cannot be opened. Stores a removed LU used
+     * are closed once its last command has ended. A LUN added here gets its {@code queue-depth}
+     * at the next start (sessions hold their depths from login); until then the core's I/O queue
+     * bound (TASK SET FULL) limits it.
+     */
+    @Override
+    public synchronized void reload(JtargetConfig next) throws Exception {
+        if (registry == null) {
+            throw new IllegalStateException("not started");
+        }
+        ConfigChanges changes = ConfigChanges.between(config, next);
+        stores.openMore(next, changes.addedBackstores()); // all or nothing: a failure changes nothing
+        JtargetConfig before = config;
+        config = next;
+        List<CompletableFuture<?>> drains = new ArrayList<>();
+        for (String name : changes.removedTargets()) {
+            drains.add(registry.removeTarget(name));
+        }
+        changes.removedLuns().forEach((target, luns) -> luns.forEach(l -> drains.add(registry.removeLun(target, l))));
+        for (TargetConfig t : changes.aclChanged()) {
+            registry.changeAcl(t.iqn(), nodeAcl(t));
+        }
+        for (Map.Entry<String, List<LunConfig>> e : changes.addedLuns().entrySet()) {
+            for (LunConfig lun : e.getValue()) {
+                watchMedium(registry.addLun(e.getKey(), lunDefinition(lun)));
+            }
+        }
+        for (TargetConfig t : changes.addedTargets()) {
+            watchMedia(registry.addTarget(targetSpec(t)).core());
+        }
+        closeWhenDrained(drains, changes.removedBackstores());
+        LOG.info("config reloaded from {}: {}", next.source(), changes.summary());
+        if (before.targets().size() != next.targets().size()) {
+            LOG.info("jtargetd now serves {} target(s)", registry.targets().size());
+        }
+    }
+
+    /** The live targets (tests). */
+    synchronized TargetRegistry registry() {
+        return registry;
+    }
+
+    /** The open stores (tests). */
+    synchronized BackstoreSet stores() {
+        return stores;
+    }
+
+    /**
+     * Closes the removed stores once every LU removed by the same reload has no command left;
+     * off the event loops (the last command may end on one, and a close may fsync).
+     */
+    private void closeWhenDrained(List<CompletableFuture<?>> drains, Set<String> removedStores) {
+        if (removedStores.isEmpty()) {
+            return;
+        }
+        BackstoreSet set = stores;
+        List<Backstore> removed = removedStores.stream().map(set::get).toList();
+        CompletableFuture.allOf(drains.toArray(CompletableFuture[]::new))
+                .thenRunAsync(() -> {
+                    set.close(removed);
+                    LOG.info("backstore(s) {} closed: their LUs have no command left", removedStores);
+                });
     }
 
     /** The config's ACL entries as the core's node ACL (LUN masking and read-only mappings). */
@@ -175,14 +250,18 @@ public final class TargetRuntime implements DaemonRuntime {
      */
     private void watchMedia(ScsiTargetCore core) throws IOException {
         for (LogicalUnit lu : core.logicalUnits()) {
-            if (backingStore(lu.store()) instanceof FileBackstore file) {
-                FileMediumProbe probe = probes.get(file);
-                if (probe == null) {
-                    probe = FileMediumProbe.of(file);
-                    probes.put(file, probe);
-                }
-                mediumWatch.watch(lu, probe);
+            watchMedium(lu);
+        }
+    }
+
+    private void watchMedium(LogicalUnit lu) throws IOException {
+        if (backingStore(lu.store()) instanceof FileBackstore file) {
+            FileMediumProbe probe = probes.get(file);
+            if (probe == null) {
+                probe = FileMediumProbe.of(file);
+                probes.put(file, probe);
             }
+            mediumWatch.watch(lu, probe);
         }
     }
 
