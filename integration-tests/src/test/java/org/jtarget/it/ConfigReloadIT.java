@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import org.jtarget.initiator.raw.LoginResult;
+import org.jtarget.initiator.raw.ProtocolErrorOutcome;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.AfterEach;
@@ -39,7 +40,7 @@ class ConfigReloadIT {
             targets:
               - iqn: %s
                 portals: [default]
-                acl: ["*"]
+                acl: %s
                 luns:
                   - { lun: 0, backstore: bench%s }
             %s
@@ -75,8 +76,12 @@ class ConfigReloadIT {
 
     /** The config with LUN 0 on the bench store and one more LUN {@code lun} on its own store. */
     private String config(int port, int lun, String lun0Extra) {
+        return config(port, lun, lun0Extra, "[\"*\"]");
+    }
+
+    private String config(int port, int lun, String lun0Extra, String acl) {
         return CONFIG.formatted(port, "  - { name: extra" + lun + ", type: memory, size: 8MiB }", DaemonConfig.IQN,
-                lun0Extra, "      - { lun: " + lun + ", backstore: extra" + lun + " }");
+                acl, lun0Extra, "      - { lun: " + lun + ", backstore: extra" + lun + " }");
     }
 
     @Test
@@ -88,7 +93,7 @@ class ConfigReloadIT {
             assertThat(before.testUnitReadyClearingUnitAttention(1).good()).as("LUN 1 before the reload").isTrue();
 
             bench = new ProcessBuilder("qemu-img", "bench", "-f", "raw", "-t", "none", "-n", "-d", "16",
-                    "-s", "4096", "-c", "400000", "-w", daemon.url(0))
+                    "-s", "4096", "-c", "1000000", "-w", daemon.url(0))
                     .redirectErrorStream(true).redirectOutput(dir.resolve("bench.txt").toFile()).start();
             awaitLog("qemu-img logged in", () -> daemon.log().lines().filter(l -> l.contains(" logged in to ")).count() >= 2
                     || !bench.isAlive(), Duration.ofSeconds(5));
@@ -98,6 +103,7 @@ class ConfigReloadIT {
             Files.writeString(config, config(port, 2, ""));
             hangUp();
             awaitLog("config reloaded", () -> daemon.log().contains("config reloaded"), Duration.ofSeconds(20));
+            assertThat(bench.isAlive()).as("the bench outlives the reload\n" + benchOutput()).isTrue();
             assertThat(daemon.log()).contains("+" + DaemonConfig.IQN + " LUN 2", "-" + DaemonConfig.IQN + " LUN 1",
                     "-backstore extra1");
 
@@ -125,6 +131,25 @@ class ConfigReloadIT {
         assertThat(refusal).contains("targets[0].luns[0]: LUN 0 changed");
         assertLuns(1, 2);
         assertThat(daemon.isAlive()).isTrue();
+    }
+
+    @Test
+    void anAclThatNoLongerAdmitsAnInitiatorEndsItsSession() throws Exception {
+        int port = DaemonProcess.freePort();
+        Path config = DaemonConfig.write(dir, config(port, 1, ""));
+        daemon = DaemonProcess.start(config, port);
+        try (RawIscsiClient dropped = session()) {
+            assertThat(dropped.testUnitReadyClearingUnitAttention(0).good()).isTrue();
+            Files.writeString(config, config(port, 1, "", "[ iqn.2026-11.org.jtarget:someone-else ]"));
+            hangUp();
+            awaitLog("session ended", () -> daemon.log().contains("no longer in its ACL"), Duration.ofSeconds(20));
+            assertThat(dropped.awaitRejectOrClose(Duration.ofSeconds(10)).kind()).as("the old session")
+                    .isEqualTo(ProtocolErrorOutcome.Kind.CLOSED);
+        }
+        try (RawIscsiClient again = RawIscsiClient.connect(DaemonProcess.HOST, daemon.port(), Duration.ofSeconds(30))) {
+            LoginResult login = again.login(INITIATOR, DaemonConfig.IQN);
+            assertThat(login.succeeded()).as("a new login of the initiator the ACL dropped: " + login).isFalse();
+        }
     }
 
     private RawIscsiClient session() throws IOException {

@@ -91,6 +91,12 @@ public final class TargetRuntime implements DaemonRuntime {
         ioExecutors = new LunIoExecutors(config.daemon().ioThreadsPerLun(), IO_QUEUE_DEPTH_PER_LUN);
         registry = new TargetRegistry(ioExecutors, config.daemon().stateDir());
         mediumWatch = new MediumWatch();
+        registry.addListener(new TargetRegistry.Listener() {
+            @Override
+            public void lunRemoved(TargetRegistry.Target target, LogicalUnit lu) {
+                mediumWatch.unwatch(lu); // a file deleted after its LU left is no news
+            }
+        });
         for (TargetConfig target : config.targets()) {
             watchMedia(registry.addTarget(targetSpec(target)).core());
         }

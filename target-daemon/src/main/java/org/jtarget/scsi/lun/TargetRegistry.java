@@ -76,7 +76,7 @@ public final class TargetRegistry {
         default void targetAdded(Target target) {
         }
 
-        /** The target is gone from lookups; its LUs drain (see {@link #removeTarget}). */
+        /** The target is gone from lookups; {@link #lunRemoved} follows for each of its LUs. */
         default void targetRemoved(Target target) {
         }
 
@@ -172,7 +172,8 @@ public final class TargetRegistry {
         listeners.forEach(l -> l.targetRemoved(t));
         List<CompletableFuture<LogicalUnit>> drains = new ArrayList<>();
         for (LogicalUnit lu : t.core().logicalUnits()) {
-            drains.add(t.core().removeLogicalUnit(lu.lun()));
+            drains.add(drained(t.core().removeLogicalUnit(lu.lun())));
+            listeners.forEach(l -> l.lunRemoved(t, lu));
         }
         return CompletableFuture.allOf(drains.toArray(CompletableFuture[]::new))
                 .thenApply(v -> drains.stream().map(CompletableFuture::join).toList());
@@ -207,7 +208,15 @@ public final class TargetRegistry {
             throw new IllegalArgumentException("target " + targetName + " has no LUN " + lun);
         }
         listeners.forEach(l -> l.lunRemoved(t, lu));
-        return drained;
+        return drained(drained);
+    }
+
+    /** Once a removed LU has no command left, its I/O threads are let go too. */
+    private CompletableFuture<LogicalUnit> drained(CompletableFuture<LogicalUnit> drain) {
+        return drain.thenApply(lu -> {
+            executors.retire(lu.ioExecutor());
+            return lu;
+        });
     }
 
     /** Replaces a live target's node ACL (listeners end sessions it no longer admits). */

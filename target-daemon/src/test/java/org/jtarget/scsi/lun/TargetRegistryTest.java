@@ -93,7 +93,7 @@ class TargetRegistryTest {
         r.changeAcl(T, NodeAcl.ofInitiators(List.of("iqn.a")));
         assertThat(r.removeTarget(T).isDone()).isTrue();
         assertThat(r.target(T)).isNull();
-        assertThat(events).containsExactly("+iqn.t", "+lun1", "-lun0", "acl [iqn.a]", "-iqn.t");
+        assertThat(events).containsExactly("+iqn.t", "+lun1", "-lun0", "acl [iqn.a]", "-iqn.t", "-lun1");
     }
 
     @Test
