@@ -325,6 +325,7 @@ public final class TargetRuntime implements DaemonRuntime {
     @Override
     public synchronized void stop(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        registry = null; // a reload from now on finds nothing to change
         if (mediumWatch != null) {
             mediumWatch.close();
             mediumWatch = null;
