@@ -11,6 +11,7 @@ import org.jtarget.scsi.lun.LogicalUnitDefinition;
 import org.jtarget.scsi.lun.ScsiTargetCore;
 import org.jtarget.scsi.spi.DataDirection;
 import org.jtarget.scsi.spi.ITNexus;
+import org.jtarget.scsi.spi.ProtocolId;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.ScsiStatus;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -46,7 +47,7 @@ public class DispatcherBenchmark {
     /** 64 MiB LU; commands walk it in 4 KiB steps so they do not all hit one chunk. */
     private static final int SLOTS = 16384;
     private static final ITNexus NEXUS =
-            new ITNexus("iqn.2026-11.org.example:bench", "iqn.2026-11.org.example:bench,i,0x23d000000001",
+            new ITNexus(ProtocolId.ISCSI, "iqn.2026-11.org.example:bench", "iqn.2026-11.org.example:bench,i,0x23d000000001",
                     "iqn.2026-11.org.jtarget:bench,t,0x1", 1, 1);
 
     private final ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;

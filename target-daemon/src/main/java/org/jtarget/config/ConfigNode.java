@@ -88,6 +88,39 @@ final class ConfigNode {
         return result;
     }
 
+    /**
+     * The items of a list whose items may be scalars or maps ({@code [a, {k: v}]}): a String or a
+     * ConfigNode each; empty if the key is absent.
+     */
+    List<Object> scalarsOrMaps(String key) throws ConfigException {
+        List<ImmutableNode> nodes = named(key);
+        List<Object> result = new ArrayList<>(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
+            ImmutableNode n = nodes.get(i);
+            String p = keyPath(key) + "[" + i + "]";
+            result.add(n.getChildren().isEmpty() ? asString(n, p) : new ConfigNode(source, p, n));
+        }
+        return result;
+    }
+
+    /** The integers in [min, max] of a scalar list; null if the key is absent. */
+    List<Integer> integers(String key, int min, int max) throws ConfigException {
+        List<ImmutableNode> nodes = named(key);
+        if (nodes.isEmpty()) {
+            return null;
+        }
+        List<Integer> result = new ArrayList<>(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
+            Object v = nodes.get(i).getValue();
+            if (!nodes.get(i).getChildren().isEmpty() || !isIntegerIn(v, min, max)) {
+                throw new ConfigException(source, keyPath(key) + "[" + i + "]",
+                        "expected an integer " + min + ".." + max + ", got " + describe(nodes.get(i)));
+            }
+            result.add(((Number) v).intValue());
+        }
+        return result;
+    }
+
     /** The string value of {@code key}, or null if absent (or empty). */
     String string(String key) throws ConfigException {
         ImmutableNode n = single(key);
@@ -139,11 +172,15 @@ final class ConfigNode {
         if (v == null) {
             return dflt;
         }
-        if (!(v instanceof Integer || v instanceof Long) || ((Number) v).longValue() < min
-                || ((Number) v).longValue() > max) {
+        if (!isIntegerIn(v, min, max)) {
             throw error(key, "expected an integer " + min + ".." + max + ", got '" + v + "'");
         }
         return ((Number) v).intValue();
+    }
+
+    private static boolean isIntegerIn(Object v, int min, int max) {
+        return (v instanceof Integer || v instanceof Long) && ((Number) v).longValue() >= min
+                && ((Number) v).longValue() <= max;
     }
 
     /** True if the key is present with a value. */

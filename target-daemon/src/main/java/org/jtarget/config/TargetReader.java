@@ -14,6 +14,7 @@ final class TargetReader {
     private static final Set<String> TARGET_KEYS = ConfigNode.keys("iqn", "alias", "portals", "luns", "acl", "chap");
     private static final Set<String> LUN_KEYS = ConfigNode.keys("lun", "backstore", "read-only", "removable",
             "queue-depth");
+    private static final Set<String> ACL_KEYS = ConfigNode.keys("initiator", "luns", "read-only-luns");
     private static final Set<String> CHAP_KEYS = ConfigNode.keys("user", "secret", "mutual-user", "mutual-secret");
 
     /**
@@ -40,7 +41,7 @@ final class TargetReader {
             }
             List<String> portalNames = portalNames(node, portals);
             List<LunConfig> luns = luns(node, iqn, stores, lunOfStore);
-            result.add(new TargetConfig(iqn, node.string("alias"), portalNames, luns, acl(node), chap(node)));
+            result.add(new TargetConfig(iqn, node.string("alias"), portalNames, luns, acl(node, luns), chap(node)));
         }
         return result;
     }
@@ -120,25 +121,68 @@ final class TargetReader {
         }
     }
 
-    private static List<String> acl(ConfigNode node) throws ConfigException {
-        List<String> acl = node.strings("acl");
-        if (acl.isEmpty()) {
+    /**
+     * {@code acl}: initiator names, or maps {@code {initiator, luns, read-only-luns}} that say
+     * which of the target's LUNs the initiator sees and which of those it may only read.
+     */
+    private static List<AclConfig> acl(ConfigNode node, List<LunConfig> luns) throws ConfigException {
+        List<Object> items = node.scalarsOrMaps("acl");
+        if (items.isEmpty()) {
             throw node.error("acl", "missing (list allowed initiator names, or [\"*\"] to allow any)");
         }
-        for (int i = 0; i < acl.size(); i++) {
-            String entry = acl.get(i);
-            if (entry.equals("*")) {
-                if (acl.size() > 1) {
-                    throw node.error("acl[" + i + "]", "\"*\" allows any initiator; do not combine it with names");
+        List<AclConfig> acl = new ArrayList<>();
+        List<String> seen = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            String key = "acl[" + i + "]";
+            AclConfig entry = items.get(i) instanceof ConfigNode map ? aclEntry(map, luns)
+                    : AclConfig.allLuns((String) items.get(i));
+            String who = entry.initiator();
+            String whoKey = items.get(i) instanceof ConfigNode ? key + ".initiator" : key;
+            if (who.equals("*")) {
+                if (items.size() > 1) {
+                    throw node.error(whoKey, "\"*\" allows any initiator; do not combine it with names");
                 }
             } else {
-                name(node, "acl[" + i + "]", entry);
+                name(node, whoKey, who);
             }
-            if (acl.indexOf(entry) != i) {
-                throw node.error("acl[" + i + "]", "initiator '" + entry + "' listed twice");
+            if (seen.stream().anyMatch(who::equalsIgnoreCase)) {
+                throw node.error(whoKey, "initiator '" + who + "' listed twice");
             }
+            seen.add(who);
+            acl.add(entry);
         }
         return acl;
+    }
+
+    /** One map entry of {@code acl}; every LUN it names must be a LUN of the target. */
+    private static AclConfig aclEntry(ConfigNode entry, List<LunConfig> targetLuns) throws ConfigException {
+        entry.requireOnlyKeys(ACL_KEYS);
+        String initiator = entry.requireString("initiator");
+        List<Integer> luns = entry.integers("luns", 0, LunConfig.MAX_LUN);
+        List<Integer> readOnly = entry.integers("read-only-luns", 0, LunConfig.MAX_LUN);
+        checkAclLuns(entry, "luns", luns, targetLuns, null);
+        checkAclLuns(entry, "read-only-luns", readOnly, targetLuns, luns);
+        return new AclConfig(initiator, luns, readOnly == null ? List.of() : readOnly);
+    }
+
+    private static void checkAclLuns(ConfigNode entry, String key, List<Integer> named, List<LunConfig> targetLuns,
+                                     List<Integer> seen) throws ConfigException {
+        if (named == null) {
+            return;
+        }
+        for (int i = 0; i < named.size(); i++) {
+            int lun = named.get(i);
+            String at = key + "[" + i + "]";
+            if (targetLuns.stream().noneMatch(l -> l.lun() == lun)) {
+                throw entry.error(at, "LUN " + lun + " is not a LUN of this target");
+            }
+            if (named.indexOf(lun) != i) {
+                throw entry.error(at, "LUN " + lun + " listed twice");
+            }
+            if (seen != null && !seen.contains(lun)) {
+                throw entry.error(at, "LUN " + lun + " is not in luns (list it there too, or drop luns to map every LUN)");
+            }
+        }
     }
 
     private static ChapConfig chap(ConfigNode target) throws ConfigException {

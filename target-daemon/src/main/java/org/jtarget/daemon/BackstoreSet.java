@@ -15,6 +15,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The open backstores of a configuration, by name. Opening is all or nothing: if one store fails,
@@ -37,11 +39,15 @@ public final class BackstoreSet implements AutoCloseable {
     private final Map<String, Backstore> stores;
     private final List<Backstore> openingOrder;
     private final MemoryBudget memoryBudget;
+    /** Opens the stores a config reload adds. */
+    private final Opener opener;
 
-    private BackstoreSet(Map<String, Backstore> stores, List<Backstore> openingOrder, MemoryBudget memoryBudget) {
+    private BackstoreSet(Map<String, Backstore> stores, List<Backstore> openingOrder, MemoryBudget memoryBudget,
+                         Opener opener) {
         this.stores = stores;
         this.openingOrder = openingOrder;
         this.memoryBudget = memoryBudget;
+        this.opener = opener;
     }
 
     /** Opens every backstore of {@code config}; a failure names the config file and key. */
@@ -56,28 +62,61 @@ public final class BackstoreSet implements AutoCloseable {
     }
 
     static BackstoreSet open(JtargetConfig config, Opener opener, MemoryBudget budget) throws ConfigException {
-        Map<String, Backstore> byName = new LinkedHashMap<>();
-        List<Backstore> order = new ArrayList<>();
+        BackstoreSet set = new BackstoreSet(new LinkedHashMap<>(), new ArrayList<>(), budget, opener);
+        set.openMore(config, config.backstores().stream().map(BackstoreConfig::name).collect(Collectors.toSet()));
+        return set;
+    }
+
+    /**
+     * Opens the stores {@code names} of {@code config} (all at start; those a reload adds later),
+     * all or nothing: if one fails, those opened by this call are closed again. Partitions get
+     * their parent, opened earlier or by this call.
+     */
+    synchronized void openMore(JtargetConfig config, Set<String> names) throws ConfigException {
+        List<Backstore> opened = new ArrayList<>();
         try {
             for (boolean partitions : new boolean[] {false, true}) {
                 for (BackstoreConfig bc : config.backstores()) {
-                    if (bc.isPartition() == partitions) {
-                        Backstore store = opener.open(bc, partitions ? byName.get(bc.of()) : null);
-                        byName.put(bc.name(), store);
-                        order.add(store);
+                    if (bc.isPartition() == partitions && names.contains(bc.name())) {
+                        Backstore store = opener.open(bc, partitions ? stores.get(bc.of()) : null);
+                        stores.put(bc.name(), store);
+                        opened.add(store);
                         logOpened(bc, store);
                     }
                 }
             }
         } catch (ConfigException e) {
-            new BackstoreSet(byName, order, budget).close();
+            stores.values().removeAll(opened);
+            closeNewestFirst(opened);
             throw e.withSource(config.source().toString());
         }
+        openingOrder.addAll(opened);
         Map<String, Backstore> inConfigOrder = new LinkedHashMap<>();
         for (BackstoreConfig bc : config.backstores()) {
-            inConfigOrder.put(bc.name(), byName.get(bc.name()));
+            if (stores.containsKey(bc.name())) {
+                inConfigOrder.put(bc.name(), stores.get(bc.name()));
+            }
         }
-        return new BackstoreSet(inConfigOrder, order, budget);
+        inConfigOrder.putAll(stores); // stores the new config drops stay last until closed
+        stores.clear();
+        stores.putAll(inConfigOrder);
+    }
+
+    /**
+     * Closes {@code removed} (stores a reload dropped, which no LU uses any more), newest first,
+     * so a partition closes before its parent. By instance, not name: a later reload may already
+     * have opened a new store of the same name. Stores already closed are skipped.
+     */
+    synchronized void close(List<Backstore> removed) {
+        List<Backstore> closing = new ArrayList<>();
+        for (Backstore store : openingOrder) {
+            if (removed.stream().anyMatch(r -> r == store)) {
+                closing.add(store);
+            }
+        }
+        stores.values().removeIf(s -> closing.stream().anyMatch(c -> c == s));
+        openingOrder.removeAll(closing);
+        closeNewestFirst(closing);
     }
 
     private static void logOpened(BackstoreConfig bc, Backstore store) {
@@ -96,20 +135,26 @@ public final class BackstoreSet implements AutoCloseable {
     }
 
     /** The store with this config name, or null. */
-    public Backstore get(String name) {
+    public synchronized Backstore get(String name) {
         return stores.get(name);
     }
 
-    /** All stores in config order. */
-    public Map<String, Backstore> all() {
-        return Collections.unmodifiableMap(stores);
+    /** All stores (a copy). */
+    public synchronized Map<String, Backstore> all() {
+        return Collections.unmodifiableMap(new LinkedHashMap<>(stores));
     }
 
     /** Flushes and closes every store, newest first (partitions before parents); logs failures and keeps going. */
     @Override
-    public void close() {
-        for (int i = openingOrder.size() - 1; i >= 0; i--) {
-            Backstore store = openingOrder.get(i);
+    public synchronized void close() {
+        closeNewestFirst(new ArrayList<>(openingOrder));
+        openingOrder.clear();
+        stores.clear();
+    }
+
+    private static void closeNewestFirst(List<Backstore> order) {
+        for (int i = order.size() - 1; i >= 0; i--) {
+            Backstore store = order.get(i);
             try {
                 store.close();
                 LOG.debug("backstore {} closed", store.name());

@@ -1,6 +1,7 @@
 package org.jtarget.daemon;
 
 import org.jtarget.config.ConfigException;
+import org.jtarget.config.JtargetConfig;
 
 import java.time.Duration;
 
@@ -26,4 +27,12 @@ public interface DaemonRuntime {
      * waiting after that and exits 1.
      */
     void stop(Duration timeout) throws Exception;
+
+    /**
+     * Applies {@code next} to the running daemon (SIGHUP). A change it cannot apply live is a
+     * {@link ConfigException} naming the key, and then nothing has changed.
+     */
+    default void reload(JtargetConfig next) throws Exception {
+        throw new ConfigException(next.source().toString(), "", "this runtime cannot reload; restart the daemon");
+    }
 }

@@ -13,7 +13,8 @@ import java.util.function.Function;
 
 /**
  * {@code jtargetd --config FILE}: loads the config, starts the runtime, runs until SIGTERM/SIGINT,
- * stops within the configured shutdown timeout.
+ * stops within the configured shutdown timeout. SIGHUP reloads the config file (targets, LUNs,
+ * ACLs) without stopping.
  *
  * <p>Exit status: 0 clean stop or {@code --help}; 1 start failure or a stop that timed out;
  * 2 usage error or bad configuration, told in exactly one line on stderr with nothing left running
@@ -71,6 +72,7 @@ public final class JtargetDaemon {
             return started;
         }
         LOG.info("jtargetd started");
+        stop.onReload(() -> reload(runtime, configFile));
         awaitStop(stop);
         int status = stopBounded(runtime, timeout);
         LOG.info("jtargetd stopped");
@@ -107,6 +109,21 @@ public final class JtargetDaemon {
             LOG.error("jtargetd failed to start", e);
             stopBounded(runtime, timeout);
             return EXIT_FAILURE;
+        }
+    }
+
+    /**
+     * SIGHUP: reads the config file again and applies it. A bad file, or a change that needs a
+     * restart, is one ERROR line naming the key, and the daemon keeps running as it was.
+     */
+    static void reload(DaemonRuntime runtime, Path configFile) {
+        LOG.info("SIGHUP received, reloading {}", configFile);
+        try {
+            runtime.reload(ConfigLoader.load(configFile));
+        } catch (ConfigException e) {
+            LOG.error("reload refused, nothing changed: {}", e.withSource(configFile.toString()).getMessage());
+        } catch (Exception | Error e) {
+            LOG.error("reload failed", e);
         }
     }
 

@@ -6,14 +6,17 @@ import sun.misc.Signal;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * SIGTERM and SIGINT as stop requests. The handlers replace the JVM's default (which would start
- * the shutdown sequence and end with status 143) so the main thread can stop the runtime in order
- * and exit 0, which systemd counts as a clean stop. {@code sun.misc.Signal} is the only JDK API for
- * this (module jdk.unsupported). A shutdown hook covers every other way the JVM may go down
- * (SIGHUP, -Xrs, System.exit elsewhere): it requests the stop and waits for it, bounded.
+ * SIGTERM and SIGINT as stop requests, SIGHUP as a config reload request. The handlers replace
+ * the JVM's default (which would start the shutdown sequence and end with status 143) so the main
+ * thread can stop the runtime in order and exit 0, which systemd counts as a clean stop, and so
+ * that SIGHUP ({@code systemctl reload}) re-reads the config instead of stopping the daemon.
+ * {@code sun.misc.Signal} is the only JDK API for this (module jdk.unsupported). A shutdown hook
+ * covers every other way the JVM may go down (-Xrs, System.exit elsewhere): it requests the stop
+ * and waits for it, bounded.
  */
 final class ShutdownSignals implements StopRequests {
 
@@ -21,6 +24,8 @@ final class ShutdownSignals implements StopRequests {
 
     private final CountDownLatch requested = new CountDownLatch(1);
     private final CountDownLatch finished = new CountDownLatch(1);
+    /** Reload requests not yet taken by the reload thread (SIGHUPs merged while one runs). */
+    private final Semaphore reloads = new Semaphore(0);
 
     private ShutdownSignals() {
     }
@@ -34,6 +39,11 @@ final class ShutdownSignals implements StopRequests {
             } catch (IllegalArgumentException | UnsupportedOperationException e) {
                 LOG.debug("cannot handle SIG{} ({}); relying on the shutdown hook", name, e.toString());
             }
+        }
+        try {
+            Signal.handle(new Signal("HUP"), s -> signals.reloads.release());
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            LOG.debug("cannot handle SIGHUP ({}); no config reload", e.toString());
         }
         Thread hook = new Thread(() -> signals.hook(hookWait), "jtargetd-shutdown-hook");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -56,6 +66,21 @@ final class ShutdownSignals implements StopRequests {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    @Override
+    public void onReload(Runnable reload) {
+        Thread.ofPlatform().name("jtargetd-reload").daemon().start(() -> {
+            try {
+                while (true) {
+                    reloads.acquire();
+                    reloads.drainPermits(); // SIGHUPs sent during one reload: one more is enough
+                    reload.run();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
     }
 
     @Override

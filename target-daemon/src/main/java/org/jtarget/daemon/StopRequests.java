@@ -1,7 +1,14 @@
 package org.jtarget.daemon;
 
-/** How the launcher learns it should stop, and tells that it has. */
+/** How the launcher learns it should stop (or reload its config), and tells that it has stopped. */
 public interface StopRequests {
+
+    /**
+     * Runs {@code reload} on each reload request (SIGHUP) from now on, one at a time; requests
+     * that arrive while one runs are merged into the next run. Without it a request does nothing.
+     */
+    default void onReload(Runnable reload) {
+    }
 
     /** Blocks until a stop is requested (SIGTERM, SIGINT, JVM shutdown). */
     void await() throws InterruptedException;

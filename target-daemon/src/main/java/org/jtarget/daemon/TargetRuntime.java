@@ -4,6 +4,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.buffer.ByteBufAllocator;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.buffer.BufferPool;
+import org.jtarget.config.AclConfig;
 import org.jtarget.config.BufferPoolSettings;
 import org.jtarget.config.ChapConfig;
 import org.jtarget.config.ConfigException;
@@ -13,7 +14,7 @@ import org.jtarget.config.PortalConfig;
 import org.jtarget.config.TargetConfig;
 import org.jtarget.fabric.iscsi.ChapCredentials;
 import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
-import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
+import org.jtarget.fabric.iscsi.IscsiTargetSettings;
 import org.jtarget.fabric.iscsi.login.LoginSettings;
 import org.jtarget.fabric.iscsi.tcp.IscsiTcpFabric;
 import org.jtarget.io.LunIoExecutors;
@@ -23,9 +24,10 @@ import org.jtarget.scsi.alua.TargetPortGroup;
 import org.jtarget.scsi.alua.TargetPortGroups;
 import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.LogicalUnitDefinition;
-import org.jtarget.scsi.lun.LogicalUnitRegistry;
 import org.jtarget.scsi.lun.MediumWatch;
+import org.jtarget.scsi.lun.NodeAcl;
 import org.jtarget.scsi.lun.ScsiTargetCore;
+import org.jtarget.scsi.lun.TargetRegistry;
 import org.jtarget.units.ByteSize;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +40,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -57,7 +62,8 @@ public final class TargetRuntime implements DaemonRuntime {
     /** How often file stores are checked for a deleted or replaced file (a stat each). */
     static final Duration MEDIUM_WATCH_PERIOD = Duration.ofSeconds(2);
 
-    private final JtargetConfig config;
+    /** The config running now (a reload replaces it). */
+    private JtargetConfig config;
     private BackstoreSet stores;
     private BufferPool pool;
     private LunIoExecutors ioExecutors;
@@ -66,8 +72,8 @@ public final class TargetRuntime implements DaemonRuntime {
     private IscsiTcpFabric fabric;
     /** The {@code rdma:} store endpoints, or null when the config has none. */
     private RdmaEndpointRuntime rdma;
-    /** Every LU of every target: EXTENDED COPY may copy between targets (SPC-4 6.4). */
-    private LogicalUnitRegistry registry;
+    /** The live targets, their LUs and ACLs (EXTENDED COPY may copy between any of their LUs). */
+    private TargetRegistry registry;
     private MediumWatch mediumWatch;
     private final Map<Path, FileMediumProbe> probes = new HashMap<>();
 
@@ -80,17 +86,22 @@ public final class TargetRuntime implements DaemonRuntime {
         pool = openBufferPool();
         stores = BackstoreSet.open(config);
         ioExecutors = new LunIoExecutors(config.daemon().ioThreadsPerLun(), IO_QUEUE_DEPTH_PER_LUN);
-        registry = new LogicalUnitRegistry();
+        registry = new TargetRegistry(ioExecutors, config.daemon().stateDir());
         mediumWatch = new MediumWatch();
-        List<IscsiTargetDefinition> targets = new ArrayList<>();
+        registry.addListener(new TargetRegistry.Listener() {
+            @Override
+            public void lunRemoved(TargetRegistry.Target target, LogicalUnit lu) {
+                mediumWatch.unwatch(lu); // a file deleted after its LU left is no news
+            }
+        });
         for (TargetConfig target : config.targets()) {
-            targets.add(targetDefinition(target));
+            watchMedia(registry.addTarget(targetSpec(target)).core());
         }
         mediumWatch.start(MEDIUM_WATCH_PERIOD);
         bossGroup = IscsiTcpFabric.newEventLoopGroup(1);
         workerGroup = IscsiTcpFabric.newEventLoopGroup(config.daemon().eventLoopThreads());
         // LU queue depths (LunConfig.queueDepth): commands past them wait, holding their session's MaxCmdSN
-        fabric = new IscsiTcpFabric(pool, bossGroup, workerGroup, targets, LoginSettings.defaults(),
+        fabric = new IscsiTcpFabric(pool, bossGroup, workerGroup, registry, LoginSettings.defaults(),
                 ConnectionSettings.defaults().withQueueDepths(queueDepths()));
         for (int i = 0; i < config.portals().size(); i++) {
             bind(i, config.portals().get(i));
@@ -98,29 +109,108 @@ public final class TargetRuntime implements DaemonRuntime {
         if (config.rdma() != null) {
             rdma = RdmaEndpointRuntime.start(config, stores, pool, workerGroup, ioExecutors);
         }
-        LOG.info("jtargetd ready: {} target(s), {} portal(s)", targets.size(), config.portals().size());
+        LOG.info("jtargetd ready: {} target(s), {} portal(s)", registry.targets().size(), config.portals().size());
     }
 
-    private IscsiTargetDefinition targetDefinition(TargetConfig target) throws IOException {
+    private TargetRegistry.TargetSpec targetSpec(TargetConfig target) {
         List<LogicalUnitDefinition> luns = new ArrayList<>();
         for (LunConfig lun : target.luns()) {
-            Backstore store = stores.get(lun.backstore());
-            luns.add(new LogicalUnitDefinition(lun.lun(), store, lun.readOnly(), lun.removable(),
-                    config.daemon().sanitizeRate(), ioAllocator(store)));
+            luns.add(lunDefinition(lun));
         }
-        List<IscsiPortalDefinition> portals = new ArrayList<>();
         Map<Integer, TargetPortGroup> groups = new TreeMap<>();
         for (String name : target.portalNames()) {
             PortalConfig p = config.portal(name);
-            portals.add(portalDefinition(p));
             // SPC-4 5.15: each iSCSI target portal group is one target port group
             groups.putIfAbsent(p.portalGroupTag(), TargetPortGroup.of(p.portalGroupTag(), AluaStates.of(p.aluaState()),
                     p.aluaPreferred()));
         }
-        ScsiTargetCore core = new ScsiTargetCore(target.iqn(), luns, ioExecutors, config.daemon().stateDir(),
-                new TargetPortGroups(new ArrayList<>(groups.values())), registry);
-        watchMedia(core);
-        return new IscsiTargetDefinition(target.iqn(), target.alias(), core, target.acl(), chap(target.chap()), portals);
+        return new TargetRegistry.TargetSpec(target.iqn(), luns, nodeAcl(target),
+                new TargetPortGroups(new ArrayList<>(groups.values())), target.portalNames(),
+                Map.of(IscsiTargetSettings.class, new IscsiTargetSettings(target.alias(), chap(target.chap()))));
+    }
+
+    private LogicalUnitDefinition lunDefinition(LunConfig lun) {
+        Backstore store = stores.get(lun.backstore());
+        return new LogicalUnitDefinition(lun.lun(), store, lun.readOnly(), lun.removable(),
+                config.daemon().sanitizeRate(), ioAllocator(store));
+    }
+
+    /**
+     * Applies a new config to the running daemon (SIGHUP): targets, LUNs and ACLs added, removed or
+     * changed through the registry, sessions of anything else untouched. Refused, with one line
+     * naming the key and nothing changed, if the new config changes what needs a restart (see
+     * {@link ConfigChanges}) or a backstore it adds cannot be opened. Stores a removed LU used
+     * are closed once its last command has ended. A LUN added here gets its {@code queue-depth}
+     * at the next start (sessions hold their depths from login); until then the core's I/O queue
+     * bound (TASK SET FULL) limits it.
+     */
+    @Override
+    public synchronized void reload(JtargetConfig next) throws Exception {
+        if (registry == null) {
+            throw new IllegalStateException("not started");
+        }
+        ConfigChanges changes = ConfigChanges.between(config, next);
+        stores.openMore(next, changes.addedBackstores()); // all or nothing: a failure changes nothing
+        JtargetConfig before = config;
+        config = next;
+        List<CompletableFuture<?>> drains = new ArrayList<>();
+        for (String name : changes.removedTargets()) {
+            drains.add(registry.removeTarget(name));
+        }
+        changes.removedLuns().forEach((target, luns) -> luns.forEach(l -> drains.add(registry.removeLun(target, l))));
+        for (TargetConfig t : changes.aclChanged()) {
+            registry.changeAcl(t.iqn(), nodeAcl(t));
+        }
+        for (Map.Entry<String, List<LunConfig>> e : changes.addedLuns().entrySet()) {
+            for (LunConfig lun : e.getValue()) {
+                watchMedium(registry.addLun(e.getKey(), lunDefinition(lun)));
+            }
+        }
+        for (TargetConfig t : changes.addedTargets()) {
+            watchMedia(registry.addTarget(targetSpec(t)).core());
+        }
+        closeWhenDrained(drains, changes.removedBackstores());
+        LOG.info("config reloaded from {}: {}", next.source(), changes.summary());
+        if (before.targets().size() != next.targets().size()) {
+            LOG.info("jtargetd now serves {} target(s)", registry.targets().size());
+        }
+    }
+
+    /** The live targets (tests). */
+    synchronized TargetRegistry registry() {
+        return registry;
+    }
+
+    /** The open stores (tests). */
+    synchronized BackstoreSet stores() {
+        return stores;
+    }
+
+    /**
+     * Closes the removed stores once every LU removed by the same reload has no command left;
+     * off the event loops (the last command may end on one, and a close may fsync).
+     */
+    private void closeWhenDrained(List<CompletableFuture<?>> drains, Set<String> removedStores) {
+        if (removedStores.isEmpty()) {
+            return;
+        }
+        BackstoreSet set = stores;
+        List<Backstore> removed = removedStores.stream().map(set::get).toList();
+        CompletableFuture.allOf(drains.toArray(CompletableFuture[]::new))
+                .thenRunAsync(() -> {
+                    set.close(removed);
+                    LOG.info("backstore(s) {} closed: their LUs have no command left", removedStores);
+                });
+    }
+
+    /** The config's ACL entries as the core's node ACL (LUN masking and read-only mappings). */
+    private static NodeAcl nodeAcl(TargetConfig target) {
+        List<NodeAcl.Entry> entries = new ArrayList<>();
+        for (AclConfig a : target.acl()) {
+            entries.add(new NodeAcl.Entry(a.initiator(), a.luns() == null ? null : new TreeSet<>(a.luns()),
+                    new TreeSet<>(a.readOnlyLuns())));
+        }
+        return new NodeAcl(entries);
     }
 
     /**
@@ -161,15 +251,19 @@ public final class TargetRuntime implements DaemonRuntime {
      */
     private void watchMedia(ScsiTargetCore core) throws IOException {
         for (LogicalUnit lu : core.logicalUnits()) {
-            Path file = lu.store().backingFile();
-            if (file != null) {
-                FileMediumProbe probe = probes.get(file);
-                if (probe == null) {
-                    probe = FileMediumProbe.of(file);
-                    probes.put(file, probe);
-                }
-                mediumWatch.watch(lu, probe);
+            watchMedium(lu);
+        }
+    }
+
+    private void watchMedium(LogicalUnit lu) throws IOException {
+        Path file = lu.store().backingFile();
+        if (file != null) {
+            FileMediumProbe probe = probes.get(file);
+            if (probe == null) {
+                probe = FileMediumProbe.of(file);
+                probes.put(file, probe);
             }
+            mediumWatch.watch(lu, probe);
         }
     }
 
@@ -213,6 +307,7 @@ public final class TargetRuntime implements DaemonRuntime {
     @Override
     public synchronized void stop(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        registry = null; // a reload from now on finds nothing to change
         if (mediumWatch != null) {
             mediumWatch.close();
             mediumWatch = null;

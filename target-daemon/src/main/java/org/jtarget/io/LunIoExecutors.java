@@ -53,6 +53,16 @@ public final class LunIoExecutors {
         return factory.apply(name);
     }
 
+    /**
+     * The LU that used {@code executor} is gone (removed from its target, its last command
+     * ended): its threads stop once idle. Executors this object did not create are left alone.
+     */
+    public synchronized void retire(Executor executor) {
+        if (executor instanceof ExecutorService e && created.remove(e)) {
+            e.shutdown();
+        }
+    }
+
     private ExecutorService newPool(String name, int threads, int depth) {
         ThreadPoolExecutor pool = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(depth), namedDaemons("jtarget-io-" + name),

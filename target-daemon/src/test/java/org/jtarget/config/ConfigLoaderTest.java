@@ -75,7 +75,7 @@ class ConfigLoaderTest {
         assertThat(t.portalNames()).containsExactly("default");
         assertThat(t.luns()).containsExactly(new LunConfig(0, "ram0", false, false),
                 new LunConfig(1, "file0", true, false));
-        assertThat(t.acl()).containsExactly("*");
+        assertThat(t.aclInitiators()).containsExactly("*");
         assertThat(t.chap()).isEqualTo(new ChapConfig("alice", "0123456789ab", "tgt", "ba9876543210"));
         assertThat(c.daemon().stateDir()).isEqualTo(dir.resolve("state"));
         assertThat(c.daemon().eventLoopThreads()).isPositive();

@@ -62,7 +62,7 @@ class PartitionReaderTest {
         assertThat(b.blockSize()).isEqualTo(512);
         assertThat(b.thin()).isFalse();
         assertThat(c.targets().get(0).luns().get(0).readOnly()).isTrue();
-        assertThat(c.targets().get(1).acl()).containsExactly("iqn.2026-11.org.client:two");
+        assertThat(c.targets().get(1).aclInitiators()).containsExactly("iqn.2026-11.org.client:two");
     }
 
     @Test

@@ -51,4 +51,16 @@ class LunIoExecutorsTest {
         assertThat(executors.shutdown(Duration.ofSeconds(10))).isTrue();
         loop.shutdownGracefully(0, 0, TimeUnit.SECONDS);
     }
+
+    @Test
+    void aRetiredExecutorStopsAndOthersAreLeftAlone() throws Exception {
+        LunIoExecutors executors = new LunIoExecutors(1, 4);
+        java.util.concurrent.Executor gone = executors.forLun("t/lun1");
+        java.util.concurrent.Executor kept = executors.forLun("t/lun2");
+        executors.retire(gone);
+        executors.retire(Runnable::run); // not one of ours: ignored
+        assertThat(((java.util.concurrent.ExecutorService) gone).isShutdown()).isTrue();
+        assertThat(((java.util.concurrent.ExecutorService) kept).isShutdown()).isFalse();
+        assertThat(executors.shutdown(Duration.ofSeconds(5))).isTrue();
+    }
 }

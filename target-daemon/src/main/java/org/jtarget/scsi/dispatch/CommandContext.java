@@ -44,6 +44,8 @@ public final class CommandContext implements Runnable {
 
     private ScsiCommand cmd;
     private LogicalUnit lu;
+    /** The initiator's ACL maps the LU read-only (set with lu by the gate). */
+    private boolean readOnlyMapping;
     private OpcodeEntry entry;
     private CommandDispatcher dispatcher;
     private ScsiTargetCore target;
@@ -163,7 +165,23 @@ public final class CommandContext implements Runnable {
     public ScsiCommand cmd() { return cmd; }
     public byte[] cdb() { return cmd.cdb(); }
     public LogicalUnit lu() { return lu; }
-    void lu(LogicalUnit l) { this.lu = l; }
+
+    /** The LU this command addresses, and whether the initiator's ACL maps it read-only. */
+    void lu(LogicalUnit l, boolean readOnlyMapped) {
+        this.lu = l;
+        this.readOnlyMapping = readOnlyMapped;
+    }
+
+    /**
+     * Why this command may not modify the medium, or null: the initiator's read-only mapping
+     * (WRITE PROTECTED, as a read-only LU answers), else the LU's own protection.
+     */
+    public SenseReason writeProtection() {
+        if (readOnlyMapping) {
+            return SenseReason.WRITE_PROTECTED;
+        }
+        return lu == null ? null : lu.writeProtection();
+    }
     public OpcodeEntry entry() { return entry; }
     void entry(OpcodeEntry e) { this.entry = e; }
     public ScsiTargetCore target() { return target; }

@@ -3,6 +3,7 @@ package org.jtarget.scsi.dispatch;
 import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.scsi.cdb.Opcodes;
 import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.LunTable;
 import org.jtarget.scsi.lun.ScsiTargetCore;
 import org.jtarget.scsi.sense.SenseBuilder;
 import org.jtarget.scsi.sense.SenseReason;
@@ -95,8 +96,9 @@ public final class CommandDispatcher {
     private SenseReason gateAndParse(CommandContext ctx) {
         ScsiCommand cmd = ctx.cmd();
         OpcodeEntry entry = table.lookup(cmd.cdb());
-        LogicalUnit lu = target.logicalUnit(cmd.lun());
-        ctx.lu(lu);
+        LunTable luns = target.lunsOf(cmd.nexus()); // what this initiator may see (node ACL), lock-free
+        LogicalUnit lu = luns.get(cmd.lun());
+        ctx.lu(lu, luns.readOnly(cmd.lun()));
         ctx.entry(entry);
         if (entry == null && lu != null && table.row(cmd.opcode()) != null) {
             // SPC-4 4.2.5.x: a supported opcode with an unsupported service action is INVALID FIELD IN CDB
@@ -131,6 +133,9 @@ public final class CommandDispatcher {
                 }
             }
             lu.taskSet().add(ctx);
+            if (lu.removed()) {
+                return SenseReason.LOGICAL_UNIT_NOT_SUPPORTED; // removed since the lookup; its store may be closing
+            }
             if (!entry.supportedOn(lu)) {
                 // backstore capability (DESIGN 3): e.g. UNMAP on a fully provisioned LU; a service
                 // action missing on this LU is INVALID FIELD IN CDB like any unsupported one
@@ -144,7 +149,8 @@ public final class CommandDispatcher {
         }
         SenseReason bad = entry.handler().parse(ctx);
         if (bad == null && lu != null && entry.has(OpcodeEntry.WRITES_MEDIUM)) {
-            bad = lu.writeProtection();
+            // a read-only mapping of the initiator protects like a read-only LU (LIO: mapped LUN write protect)
+            bad = ctx.writeProtection();
         }
         return bad;
     }

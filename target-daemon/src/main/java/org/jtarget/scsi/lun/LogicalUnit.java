@@ -38,6 +38,8 @@ public final class LogicalUnit {
     private final MediumState medium = new MediumState();
     private final CopyResults copyResults = new CopyResults();
     private final String targetName;
+    /** Set when the LU leaves its target's LUN table (TargetRegistry.removeLun). */
+    private volatile boolean removed;
     /** One bit per StoreException.Kind already logged at WARN. */
     private final AtomicInteger faultsLogged = new AtomicInteger();
 
@@ -114,6 +116,20 @@ public final class LogicalUnit {
     public CopyResults copyResults() { return copyResults; }
     /** Orders COMPARE AND WRITE / ORWRITE against other commands on overlapping LBAs. */
     public LbaRangeLock rangeLock() { return rangeLock; }
+
+    /** The LU has been removed from its target: commands that still find it are refused. */
+    void markRemoved() {
+        removed = true;
+    }
+
+    /**
+     * True once the LU was removed from its target. The dispatcher reads it after the command
+     * joined the task set (under its lock), so a command either is waited for by the removal or
+     * sees the flag and never touches the store.
+     */
+    public boolean removed() {
+        return removed;
+    }
 
     /** "target T LUN n" for log lines. */
     public String displayName() {

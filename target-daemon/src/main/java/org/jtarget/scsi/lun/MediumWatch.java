@@ -39,6 +39,12 @@ public final class MediumWatch implements AutoCloseable {
         watched.computeIfAbsent(probe, p -> new ArrayList<>()).add(lu);
     }
 
+    /** Stops watching {@code lu} (it left its target); a probe without LUs is dropped. */
+    public synchronized void unwatch(LogicalUnit lu) {
+        watched.values().forEach(luns -> luns.remove(lu));
+        watched.values().removeIf(List::isEmpty);
+    }
+
     /** Number of probes watched (for tests and status). */
     public synchronized int size() {
         return watched.size();

@@ -6,6 +6,8 @@ import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.sense.SenseBuilder;
 import org.jtarget.scsi.sense.SenseReason;
 import org.jtarget.scsi.spi.ITNexus;
+import org.jtarget.scsi.spi.TransportId;
+import org.jtarget.scsi.spi.TransportIds;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -144,7 +146,7 @@ final class PrOutServiceActions {
         boolean allTgPt = (list[FLAGS_OFFSET] & ALL_TG_PT) != 0;
         int port = nexus.relativeTargetPortId();
         List<Registration> add = new ArrayList<>();
-        add.add(new Registration(nexus.initiatorPortName(), port, allTgPt, saKey));
+        add.add(new Registration(nexus.protocol(), nexus.initiatorPortName(), port, allTgPt, saKey));
         if (specIPt && !addSpecifiedPorts(add, port, allTgPt)) {
             return false;
         }
@@ -163,16 +165,17 @@ final class PrOutServiceActions {
         }
         int end = TRANSPORTIDS_OFFSET + (int) idLength;
         for (int p = TRANSPORTIDS_OFFSET; p < end; ) {
-            int n = IscsiTransportId.length(list, p, end);
+            int n = TransportIds.length(list, p, end);
             if (n < 0) {
                 return fail(SenseReason.PARAMETER_LIST_LENGTH_ERROR);
             }
-            String name = IscsiTransportId.decode(list, p, n);
-            if (name == null || registered(name, port) != null) {
+            TransportId id = TransportIds.decode(list, p, n, nexus.protocol());
+            if (id == null || registered(id.portName(), port) != null) {
                 return fail(ctx.invalidParameterField(p, SenseBuilder.NONE));
             }
+            String name = id.portName();
             if (!name.equalsIgnoreCase(nexus.initiatorPortName()) && !listed(add, name)) {
-                add.add(new Registration(name, port, allTgPt, saKey));
+                add.add(new Registration(id.protocol(), name, port, allTgPt, saKey));
             }
             p += n;
         }
@@ -365,12 +368,13 @@ final class PrOutServiceActions {
             return;
         }
         long idLength = Cdb.u32(list, MOVE_TRANSPORTID_LENGTH_OFFSET);
-        int n = IscsiTransportId.length(list, MOVE_TRANSPORTID_OFFSET, list.length);
+        int n = TransportIds.length(list, MOVE_TRANSPORTID_OFFSET, list.length);
         if (MOVE_TRANSPORTID_OFFSET + idLength > list.length || n < 0 || n > idLength) {
             fail(SenseReason.PARAMETER_LIST_LENGTH_ERROR);
             return;
         }
-        String name = IscsiTransportId.decode(list, MOVE_TRANSPORTID_OFFSET, n);
+        TransportId id = TransportIds.decode(list, MOVE_TRANSPORTID_OFFSET, n, nexus.protocol());
+        String name = id == null ? null : id.portName();
         int port = Cdb.u16(list, MOVE_PORT_OFFSET);
         boolean aptpl = (list[MOVE_FLAGS_OFFSET] & APTPL) != 0;
         if (!checkMoveTarget(name, port, aptpl)) {
@@ -378,7 +382,7 @@ final class PrOutServiceActions {
         }
         Registration dest = registered(name, port);
         if (dest == null) {
-            dest = new Registration(name, port, false, saKey);
+            dest = new Registration(id.protocol(), name, port, false, saKey);
             r.registrations.add(dest);
         } else {
             replaceKey(dest, saKey);

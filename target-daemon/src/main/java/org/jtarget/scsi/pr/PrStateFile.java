@@ -1,5 +1,7 @@
 package org.jtarget.scsi.pr;
 
+import org.jtarget.scsi.spi.ProtocolId;
+
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -17,13 +19,16 @@ import java.util.List;
  * the new state, never a torn one. PRgeneration is not kept (SPC-4 6.14.2: zero after power on).
  * <pre>
  * jtarget-pr 1
- * reg &lt;key hex&gt; &lt;relative target port&gt; &lt;all target ports 0|1&gt; &lt;initiator port name&gt;
+ * reg[/&lt;protocol&gt;] &lt;key hex&gt; &lt;relative target port&gt; &lt;all target ports 0|1&gt; &lt;initiator port name&gt;
  * res &lt;index of the holder's reg line, or -1 for all registrants&gt; &lt;type code hex&gt;
  * </pre>
+ * A {@code reg} line without a protocol is an iSCSI initiator port (the files written before
+ * other protocols existed); other protocols write theirs, e.g. {@code reg/srp}.
  */
 public final class PrStateFile {
 
     private static final String MAGIC = "jtarget-pr 1";
+    private static final String REG = "reg";
 
     private final Path path;
 
@@ -52,8 +57,9 @@ public final class PrStateFile {
         }
         for (String line : lines.subList(1, lines.size())) {
             String[] f = line.split(" ", 5);
-            if (f[0].equals("reg") && f.length == 5) {
-                r.registrations.add(new Registration(f[4], Integer.parseInt(f[2]), f[3].equals("1"),
+            ProtocolId protocol = registrationProtocol(f[0]);
+            if (protocol != null && f.length == 5) {
+                r.registrations.add(new Registration(protocol, f[4], Integer.parseInt(f[2]), f[3].equals("1"),
                         Long.parseUnsignedLong(f[1], 16)));
             } else if (f[0].equals("res") && f.length == 3) {
                 int index = Integer.parseInt(f[1]);
@@ -70,11 +76,29 @@ public final class PrStateFile {
         return true;
     }
 
+    /** The protocol of a {@code reg[/<protocol>]} line, or null if the keyword is not one. */
+    private static ProtocolId registrationProtocol(String keyword) {
+        if (keyword.equals(REG)) {
+            return ProtocolId.ISCSI;
+        }
+        for (ProtocolId p : ProtocolId.values()) {
+            if (keyword.equals(REG + "/" + protocolName(p))) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    private static String protocolName(ProtocolId p) {
+        return p.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
     /** Replaces the file with {@code r}'s state, atomically and durably. */
     void write(Reservations r) throws IOException {
         StringBuilder s = new StringBuilder(MAGIC).append('\n');
         for (Registration reg : r.registrations) {
-            s.append("reg ").append(Long.toHexString(reg.key())).append(' ').append(reg.relativeTargetPortId())
+            s.append(REG).append(reg.protocol() == ProtocolId.ISCSI ? "" : "/" + protocolName(reg.protocol()))
+                    .append(' ').append(Long.toHexString(reg.key())).append(' ').append(reg.relativeTargetPortId())
                     .append(' ').append(reg.allTargetPorts() ? 1 : 0).append(' ').append(reg.initiatorPortName())
                     .append('\n');
         }

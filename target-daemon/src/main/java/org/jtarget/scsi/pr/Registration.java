@@ -1,6 +1,11 @@
 package org.jtarget.scsi.pr;
 
 import org.jtarget.scsi.spi.ITNexus;
+import org.jtarget.scsi.spi.ProtocolId;
+
+import java.util.Locale;
+
+import static org.jtarget.scsi.spi.TransportIds.ISID_SEPARATOR;
 
 /**
  * One registration (SPC-4 5.13.7): a reservation key for an initiator port on a target port, or on
@@ -8,18 +13,19 @@ import org.jtarget.scsi.spi.ITNexus;
  * every relative target port). Registrations made through SPEC_I_PT with an iSCSI TransportID of
  * format 00b name only an iSCSI name: they cover every initiator port of that name.
  *
+ * @param protocol             the protocol of the initiator port (how READ FULL STATUS encodes its TransportID)
  * @param initiatorPortName    {@code iqn...,i,0x<ISID>}, or the bare iSCSI name for a format-00b TransportID
  * @param relativeTargetPortId the target port the registration was made through
  * @param allTargetPorts       ALL_TG_PT was set
  * @param key                  the reservation key (never 0)
  */
-public record Registration(String initiatorPortName, int relativeTargetPortId, boolean allTargetPorts, long key) {
-
-    static final String ISID_SEPARATOR = ",i,0x";
+public record Registration(ProtocolId protocol, String initiatorPortName, int relativeTargetPortId,
+                           boolean allTargetPorts, long key) {
 
     /** True if commands from {@code nexus} are covered by this registration. */
     public boolean matches(ITNexus nexus) {
-        if (!allTargetPorts && relativeTargetPortId != nexus.relativeTargetPortId()) {
+        if (protocol != nexus.protocol()
+                || !allTargetPorts && relativeTargetPortId != nexus.relativeTargetPortId()) {
             return false;
         }
         return coversPort(nexus.initiatorPortName());
@@ -30,13 +36,13 @@ public record Registration(String initiatorPortName, int relativeTargetPortId, b
         if (initiatorPortName.contains(ISID_SEPARATOR)) {
             return initiatorPortName.equalsIgnoreCase(portName);
         }
-        int sep = portName.toLowerCase().indexOf(ISID_SEPARATOR);
+        int sep = portName.toLowerCase(Locale.ROOT).indexOf(ISID_SEPARATOR);
         String name = sep < 0 ? portName : portName.substring(0, sep);
         return initiatorPortName.equalsIgnoreCase(name);
     }
 
     /** The same registration with another key. */
     Registration withKey(long newKey) {
-        return new Registration(initiatorPortName, relativeTargetPortId, allTargetPorts, newKey);
+        return new Registration(protocol, initiatorPortName, relativeTargetPortId, allTargetPorts, newKey);
     }
 }

@@ -6,6 +6,7 @@ import org.jtarget.scsi.cdb.Opcodes;
 import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.dispatch.CommandHandler;
 import org.jtarget.scsi.sense.SenseReason;
+import org.jtarget.scsi.spi.TransportIds;
 
 /**
  * PERSISTENT RESERVE IN (SPC-4 6.14), one instance per service action. Data longer than the
@@ -108,7 +109,7 @@ public final class SpcPersistentReserveIn implements CommandHandler {
         int lengthAt = b.writerIndex();
         b.writeInt(0);
         for (Registration reg : r.registrations) {
-            byte[] id = IscsiTransportId.encode(reg.initiatorPortName());
+            byte[] id = TransportIds.encode(reg.protocol(), reg.initiatorPortName());
             b.writeLong(reg.key());
             b.writeInt(0);
             boolean holds = r.holds(reg);

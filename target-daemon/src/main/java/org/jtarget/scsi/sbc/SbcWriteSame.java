@@ -82,7 +82,7 @@ public final class SbcWriteSame implements CommandHandler {
                 // buffer means the initiator and the device disagree on the block size. On a
                 // write-protected LU the protection is what the initiator must hear: the data
                 // would never be used (libiscsi ReadOnly.ReadOnlySBC sends no data-out)
-                SenseReason protection = lu.writeProtection();
+                SenseReason protection = ctx.writeProtection();
                 return protection != null ? protection : ctx.invalidCdbField(lengthOffset, SenseBuilder.NONE);
             }
             ctx.cmd().dataOutLength(lu.blockSize());

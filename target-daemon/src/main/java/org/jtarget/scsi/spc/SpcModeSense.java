@@ -59,7 +59,7 @@ public final class SpcModeSense implements CommandHandler {
         boolean longLba = ten && (cdb[1] & LLBAA) != 0;
         int bdLength = !descriptors ? 0 : longLba ? 16 : 8;
         ByteBuf b = ctx.cmd().alloc().directBuffer(256);
-        int deviceSpecific = (lu.writeProtection() != null ? WP : 0) | DPOFUA;
+        int deviceSpecific = (ctx.writeProtection() != null ? WP : 0) | DPOFUA; // the initiator's view (read-only mapping)
         if (ten) {
             b.writeShort(0).writeByte(0).writeByte(deviceSpecific);
             b.writeByte(longLba ? 1 : 0).writeByte(0).writeShort(bdLength);

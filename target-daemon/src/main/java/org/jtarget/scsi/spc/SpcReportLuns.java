@@ -38,7 +38,8 @@ public final class SpcReportLuns implements CommandHandler {
 
     @Override
     public void execute(CommandContext ctx) {
-        int[] luns = ctx.mode() == 1 ? new int[0] : ctx.target().lunNumbers();
+        // the LUNs this initiator's ACL entry maps (every LUN when it maps none)
+        int[] luns = ctx.mode() == 1 ? new int[0] : ctx.target().lunsOf(ctx.cmd().nexus()).lunNumbers();
         ByteBuf b = ctx.cmd().alloc().directBuffer(8 + 8 * luns.length);
         b.writeInt(8 * luns.length);
         b.writeInt(0);

@@ -8,6 +8,7 @@ import org.jtarget.scsi.lun.LuIdentity;
 import org.jtarget.scsi.sbc.SbcLimits;
 import org.jtarget.scsi.sbc.SbcProvisioning;
 import org.jtarget.scsi.spi.ITNexus;
+import org.jtarget.scsi.spi.ProtocolId;
 
 import java.nio.charset.StandardCharsets;
 
@@ -44,7 +45,6 @@ final class VpdPages {
     private static final int CODE_SET_BINARY = 1;
     private static final int CODE_SET_ASCII = 2;
     private static final int CODE_SET_UTF8 = 3;
-    private static final int PROTOCOL_ISCSI = 5;
     // byte 1: PIV (7) | ASSOCIATION (5..4) | DESIGNATOR TYPE (3..0)
     private static final int PIV = 0x80;
     private static final int ASSOC_LU = 0x00;
@@ -108,22 +108,25 @@ final class VpdPages {
         header(b, CODE_SET_ASCII, ASSOC_LU | TYPE_T10_VENDOR, t10.length);
         b.writeBytes(t10);
         if (nexus != null) {
-            scsiName(b, ASSOC_TARGET_PORT, nexus.targetPortName());
-            header(b, PROTOCOL_ISCSI << 4 | CODE_SET_BINARY, PIV | ASSOC_TARGET_PORT | TYPE_RELATIVE_TARGET_PORT, 4);
+            int protocol = nexus.protocol().code() << 4;
+            scsiName(b, protocol, ASSOC_TARGET_PORT, nexus.targetPortName());
+            header(b, protocol | CODE_SET_BINARY, PIV | ASSOC_TARGET_PORT | TYPE_RELATIVE_TARGET_PORT, 4);
             b.writeShort(0);
             b.writeShort(nexus.relativeTargetPortId());
-            header(b, PROTOCOL_ISCSI << 4 | CODE_SET_BINARY, PIV | ASSOC_TARGET_PORT | TYPE_TARGET_PORT_GROUP, 4);
+            header(b, protocol | CODE_SET_BINARY, PIV | ASSOC_TARGET_PORT | TYPE_TARGET_PORT_GROUP, 4);
             b.writeShort(0);
             b.writeShort(nexus.targetPortGroup());
         }
-        scsiName(b, ASSOC_TARGET_DEVICE, targetName);
+        // the target device's name: the protocol of the nexus asking (a device has one name per protocol)
+        scsiName(b, nexus == null ? ProtocolId.ISCSI.code() << 4 : nexus.protocol().code() << 4,
+                ASSOC_TARGET_DEVICE, targetName);
     }
 
     /** SPC-4 7.8.6.11: SCSI name string, UTF-8, null-terminated and padded to a multiple of 4. */
-    private static void scsiName(ByteBuf b, int association, String name) {
+    private static void scsiName(ByteBuf b, int protocol, int association, String name) {
         byte[] s = name.getBytes(StandardCharsets.UTF_8);
         int len = (s.length + 1 + 3) & ~3;
-        header(b, PROTOCOL_ISCSI << 4 | CODE_SET_UTF8, PIV | association | TYPE_SCSI_NAME, len);
+        header(b, protocol | CODE_SET_UTF8, PIV | association | TYPE_SCSI_NAME, len);
         b.writeBytes(s);
         b.writeZero(len - s.length);
     }

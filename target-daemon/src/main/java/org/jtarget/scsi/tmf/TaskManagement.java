@@ -55,7 +55,7 @@ public final class TaskManagement {
     }
 
     private void runOnLogicalUnit(TmfRequest tmf, TmfCompletion completion) {
-        LogicalUnit lu = target.logicalUnit(tmf.lun());
+        LogicalUnit lu = target.lunsOf(tmf.nexus()).get(tmf.lun()); // a LUN masked from the initiator does not exist for it
         if (lu == null) {
             tmf.response(Response.LUN_DOES_NOT_EXIST);
             return;

@@ -62,6 +62,19 @@ public final class TaskSet {
     }
 
     /**
+     * Makes {@code waiter} wait for every command now in the task set, without aborting them (a
+     * LU being removed: its store is closed after the last one ends).
+     */
+    public synchronized void awaitAll(TmfCompletion waiter) {
+        for (int i = 0; i < highWater; i++) {
+            if (slots[i] != null) {
+                waiter.expectTask();
+                slots[i].addWaiter(waiter);
+            }
+        }
+    }
+
+    /**
      * Marks matching commands aborted and makes {@code waiter} wait for each of them. Every
      * aborted command is then ended by the dispatcher on its own event loop.
      *

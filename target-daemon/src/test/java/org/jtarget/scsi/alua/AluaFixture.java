@@ -5,6 +5,7 @@ import org.jtarget.scsi.lun.CoreHarness.Result;
 import org.jtarget.scsi.lun.LogicalUnitDefinition;
 import org.jtarget.scsi.lun.TestStore;
 import org.jtarget.scsi.spi.ITNexus;
+import org.jtarget.scsi.spi.ProtocolId;
 
 import java.util.List;
 
@@ -17,9 +18,9 @@ import static org.jtarget.scsi.lun.Cdbs.of;
  */
 final class AluaFixture {
 
-    static final ITNexus A1 = new ITNexus("iqn.a", "iqn.a,i,0x1", "iqn.t,t,0x0001", 1, 1);
-    static final ITNexus B1 = new ITNexus("iqn.b", "iqn.b,i,0x2", "iqn.t,t,0x0001", 1, 1);
-    static final ITNexus C2 = new ITNexus("iqn.c", "iqn.c,i,0x3", "iqn.t,t,0x0002", 2, 2);
+    static final ITNexus A1 = new ITNexus(ProtocolId.ISCSI, "iqn.a", "iqn.a,i,0x1", "iqn.t,t,0x0001", 1, 1);
+    static final ITNexus B1 = new ITNexus(ProtocolId.ISCSI, "iqn.b", "iqn.b,i,0x2", "iqn.t,t,0x0001", 1, 1);
+    static final ITNexus C2 = new ITNexus(ProtocolId.ISCSI, "iqn.c", "iqn.c,i,0x3", "iqn.t,t,0x0002", 2, 2);
 
     final CoreHarness h;
 

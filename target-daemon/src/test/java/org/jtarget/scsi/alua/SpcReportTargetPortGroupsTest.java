@@ -81,7 +81,7 @@ class SpcReportTargetPortGroupsTest {
                 .run(AluaFixture.rtpg(0, 4096), 4096, null).dataIn();
         assertThat(d).hasSize(4); // the harness's nexus never logged in: no group yet
         AluaFixture g = new AluaFixture(AluaState.ACTIVE_OPTIMIZED);
-        g.h.core.nexusLoggedIn(new org.jtarget.scsi.spi.ITNexus("iqn.d", "iqn.d,i,0x4", "iqn.t,t,0x0009", 9, 9));
+        g.h.core.nexusLoggedIn(new org.jtarget.scsi.spi.ITNexus(org.jtarget.scsi.spi.ProtocolId.ISCSI, "iqn.d", "iqn.d,i,0x4", "iqn.t,t,0x0009", 9, 9));
         assertThat(g.rtpg(A1, 0).dataIn()).hasSize(4 + 36);
     }
 }

@@ -9,6 +9,7 @@ import org.jtarget.io.LunIoExecutors;
 import org.jtarget.scsi.spi.DataDirection;
 import org.jtarget.scsi.spi.FabricOps;
 import org.jtarget.scsi.spi.ITNexus;
+import org.jtarget.scsi.spi.ProtocolId;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.TmfRequest;
 
@@ -27,8 +28,8 @@ import java.util.concurrent.RejectedExecutionException;
  */
 public final class CoreHarness implements FabricOps {
 
-    public static final ITNexus NEXUS_A = new ITNexus("iqn.a", "iqn.a,i,0x1", "iqn.t,t,0x1", 1, 1);
-    public static final ITNexus NEXUS_B = new ITNexus("iqn.b", "iqn.b,i,0x2", "iqn.t,t,0x1", 1, 1);
+    public static final ITNexus NEXUS_A = new ITNexus(ProtocolId.ISCSI, "iqn.a", "iqn.a,i,0x1", "iqn.t,t,0x1", 1, 1);
+    public static final ITNexus NEXUS_B = new ITNexus(ProtocolId.ISCSI, "iqn.b", "iqn.b,i,0x2", "iqn.t,t,0x1", 1, 1);
 
     /** The outcome of one command as the fabric saw it. */
     public record Result(String end, int status, byte[] sense, byte[] dataIn) {
@@ -49,7 +50,7 @@ public final class CoreHarness implements FabricOps {
     private final Map<ScsiCommand, byte[]> pendingData = new HashMap<>();
 
     public CoreHarness(List<LogicalUnitDefinition> luns) {
-        this(luns, null);
+        this(luns, (java.nio.file.Path) null);
     }
 
     /** With persistent reservation state kept under {@code stateDir} (null: none). */
@@ -71,13 +72,24 @@ public final class CoreHarness implements FabricOps {
 
     private CoreHarness(String targetName, List<LogicalUnitDefinition> luns, java.nio.file.Path stateDir,
                         org.jtarget.scsi.alua.TargetPortGroups portGroups, LogicalUnitRegistry registry) {
+        this(targetName, luns, stateDir, portGroups, registry, NodeAcl.ANY);
+    }
+
+    /** Target "iqn.t" with this node ACL (LUN masking, read-only mappings). */
+    public CoreHarness(List<LogicalUnitDefinition> luns, NodeAcl acl) {
+        this("iqn.t", luns, null, new org.jtarget.scsi.alua.TargetPortGroups(), new LogicalUnitRegistry(), acl);
+    }
+
+    private CoreHarness(String targetName, List<LogicalUnitDefinition> luns, java.nio.file.Path stateDir,
+                        org.jtarget.scsi.alua.TargetPortGroups portGroups, LogicalUnitRegistry registry, NodeAcl acl) {
         Executor manual = r -> {
             if (rejectIo) {
                 throw new RejectedExecutionException("full");
             }
             io.add(r);
         };
-        core = new ScsiTargetCore(targetName, luns, new LunIoExecutors(name -> manual), stateDir, portGroups, registry);
+        core = new ScsiTargetCore(targetName, luns, new LunIoExecutors(name -> manual), stateDir, portGroups, registry,
+                acl);
     }
 
     /** One LU 0 on {@code store}. */

@@ -51,6 +51,17 @@ class MediumWatchTest {
     }
 
     @Test
+    void anUnwatchedLuIsNotTakenOfflineAndItsLastProbeIsDropped() {
+        watch.unwatch(core.logicalUnit(1));
+        watch.unwatch(core.logicalUnit(2));
+        assertThat(watch.size()).isEqualTo(1);
+        sharedMissing.set("/x.img was deleted");
+        watch.checkNow();
+        assertThat(core.logicalUnit(0).medium().offline()).isTrue();
+        assertThat(core.logicalUnit(1).medium().offline()).as("it left its target: no news").isFalse();
+    }
+
+    @Test
     void aProbeThatThrowsIsSkipped() {
         MediumWatch w = new MediumWatch();
         w.watch(core.logicalUnit(2), () -> {

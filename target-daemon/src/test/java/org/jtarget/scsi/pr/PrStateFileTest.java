@@ -3,6 +3,8 @@ package org.jtarget.scsi.pr;
 import org.jtarget.scsi.lun.CoreHarness;
 import org.jtarget.scsi.lun.LogicalUnitDefinition;
 import org.jtarget.scsi.lun.TestStore;
+import org.jtarget.scsi.spi.ITNexus;
+import org.jtarget.scsi.spi.ProtocolId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,6 +18,8 @@ import static org.jtarget.scsi.lun.CoreHarness.NEXUS_B;
 import static org.jtarget.scsi.pr.PrTestSupport.*;
 
 class PrStateFileTest {
+
+    private static final String SRP_PORT = "0x00112233445566778899aabbccddeeff";
 
     @TempDir
     Path stateDir;
@@ -73,6 +77,27 @@ class PrStateFileTest {
         pr.out(NEXUS_A, 0, 0, 0xAA, 0xAB, 0);
         assertThat(file()).doesNotExist();
         Files.createDirectories(stateDir);
+    }
+
+    @Test
+    void anSrpRegistrationSurvivesARestartWithItsProtocol() throws Exception {
+        ITNexus srp = new ITNexus(ProtocolId.SRP, SRP_PORT, SRP_PORT, "0xfe,t,0x1", 1, 1);
+        CoreHarness h = start();
+        h.core.nexusLoggedIn(srp);
+        PrTestSupport pr = new PrTestSupport(h);
+        assertThat(pr.out(NEXUS_A, 6, 0, 0, 0xAA, 0x01).status()).isEqualTo(GOOD);
+        assertThat(pr.out(srp, 6, 0, 0, 0xCC, 0x01).status()).isEqualTo(GOOD);
+        assertThat(Files.readAllLines(file())).contains("reg aa 1 0 iqn.a,i,0x1", "reg/srp cc 1 0 " + SRP_PORT);
+
+        CoreHarness after = start();
+        after.core.nexusLoggedIn(srp);
+        byte[] d = new PrTestSupport(after).in(NEXUS_A, 3).dataIn(); // READ FULL STATUS
+        int second = 8 + 24 + u32(d, 8 + 20);
+        assertThat(u64(d, second)).isEqualTo(0xCC);
+        assertThat(u32(d, second + 20)).isEqualTo(24);
+        assertThat(java.util.Arrays.copyOfRange(d, second + 24, second + 48)).isEqualTo(srp.initiatorTransportId());
+        // the restored registration covers the SRP nexus, not an iSCSI one of the same name
+        assertThat(new PrTestSupport(after).out(srp, 6, 0, 0xCC, 0, 0x00).status()).isEqualTo(GOOD);
     }
 
     @Test

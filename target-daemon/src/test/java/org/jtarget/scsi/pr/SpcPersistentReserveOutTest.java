@@ -4,6 +4,7 @@ import org.jtarget.scsi.lun.CoreHarness;
 import org.jtarget.scsi.lun.CoreHarness.Result;
 import org.jtarget.scsi.lun.TestStore;
 import org.jtarget.scsi.spi.ITNexus;
+import org.jtarget.scsi.spi.ProtocolId;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,7 @@ import static org.jtarget.scsi.pr.PrTestSupport.*;
 
 class SpcPersistentReserveOutTest {
 
-    private static final ITNexus NEXUS_C = new ITNexus("iqn.c", "iqn.c,i,0x3", "iqn.t,t,0x1", 1, 1);
+    private static final ITNexus NEXUS_C = new ITNexus(ProtocolId.ISCSI, "iqn.c", "iqn.c,i,0x3", "iqn.t,t,0x1", 1, 1);
     private static final int WE = 1;
     private static final int EA = 3;
     private static final int WE_RO = 5;
@@ -202,7 +203,7 @@ class SpcPersistentReserveOutTest {
     void registerAndMoveHandsTheReservationOver() {
         pr.register(NEXUS_A, 1);
         pr.reserve(NEXUS_A, 1, WE);
-        byte[] id = IscsiTransportId.encode(NEXUS_B.initiatorPortName());
+        byte[] id = NEXUS_B.initiatorTransportId();
         ByteBuffer b = ByteBuffer.allocate(24 + id.length).putLong(1).putLong(9);
         b.put(16, (byte) 0).put(17, (byte) 0x02).putShort(18, (short) 1).putInt(20, id.length).put(24, id);
         assertThat(pr.out(NEXUS_A, 7, WE, b.array()).status()).isEqualTo(GOOD);
@@ -214,7 +215,7 @@ class SpcPersistentReserveOutTest {
 
     @Test
     void specIPtRegistersTheListedInitiatorPorts() {
-        byte[] id = IscsiTransportId.encode(NEXUS_B.initiatorPortName());
+        byte[] id = NEXUS_B.initiatorTransportId();
         ByteBuffer b = ByteBuffer.allocate(28 + id.length).putLong(0).putLong(5);
         b.put(20, (byte) 0x08).putInt(24, id.length).put(28, id);
         assertThat(pr.out(NEXUS_A, 0, 0, b.array()).status()).isEqualTo(GOOD);
@@ -230,11 +231,11 @@ class SpcPersistentReserveOutTest {
 
     @Test
     void allTargetPortsRegistersEveryTargetPort() {
-        ITNexus otherPort = new ITNexus("iqn.a", "iqn.a,i,0x1", "iqn.t,t,0x2", 2, 2);
+        ITNexus otherPort = new ITNexus(ProtocolId.ISCSI, "iqn.a", "iqn.a,i,0x1", "iqn.t,t,0x2", 2, 2);
         h.core.nexusLoggedIn(otherPort);
         pr.out(NEXUS_A, 6, 0, 0, 3, 0x04);
         assertThat(pr.out(otherPort, 0, 0, 3, 4, 0).status()).isEqualTo(GOOD);
-        ITNexus thirdPort = new ITNexus("iqn.c", "iqn.c,i,0x3", "iqn.t,t,0x2", 2, 2);
+        ITNexus thirdPort = new ITNexus(ProtocolId.ISCSI, "iqn.c", "iqn.c,i,0x3", "iqn.t,t,0x2", 2, 2);
         pr.out(NEXUS_C, 6, 0, 0, 8, 0);
         assertThat(pr.out(thirdPort, 0, 0, 8, 9, 0).status()).isEqualTo(RESERVATION_CONFLICT);
     }

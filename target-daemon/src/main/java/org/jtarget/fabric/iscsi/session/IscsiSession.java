@@ -8,6 +8,7 @@ import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.io.LunQueueDepth;
 import org.jtarget.io.LunQueueDepths;
 import org.jtarget.scsi.spi.ITNexus;
+import org.jtarget.scsi.spi.ProtocolId;
 import org.jtarget.scsi.spi.TargetCore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,8 +75,8 @@ public final class IscsiSession {
     static ITNexus nexusFor(String initiatorName, long isid, String targetName, int tpgt) {
         String isidHex = String.format(Locale.ROOT, "%012x", isid & 0xffff_ffff_ffffL);
         String tpgtHex = String.format(Locale.ROOT, "%04x", tpgt & 0xffff);
-        return new ITNexus(initiatorName, initiatorName + ",i,0x" + isidHex, targetName + ",t,0x" + tpgtHex,
-                tpgt, tpgt);
+        return new ITNexus(ProtocolId.ISCSI, initiatorName, initiatorName + ",i,0x" + isidHex,
+                targetName + ",t,0x" + tpgtHex, tpgt, tpgt);
     }
 
     public IscsiTargetDefinition target() { return target; }

@@ -24,20 +24,26 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
 import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
+import org.jtarget.fabric.iscsi.IscsiTargetSettings;
 import org.jtarget.fabric.iscsi.login.LoginSettings;
 import org.jtarget.fabric.iscsi.session.ConnectionSettings;
 import org.jtarget.fabric.iscsi.session.IscsiConnection;
 import org.jtarget.fabric.iscsi.session.IscsiSession;
 import org.jtarget.fabric.iscsi.session.SessionRegistry;
+import org.jtarget.scsi.lun.NodeAcl;
+import org.jtarget.scsi.lun.TargetRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.BindException;
 import java.time.Duration;
+import java.util.AbstractCollection;
 import java.util.ArrayList;
-import java.util.Collection;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -51,6 +57,10 @@ import java.util.concurrent.TimeUnit;
  *
  * Connections use the shared pooled allocator ({@link BufferPool}), TCP_NODELAY and a write
  * buffer water mark (DESIGN 4.4: the connection stops reading while its output is not drained).
+ *
+ * <p>Targets live in the core's {@link TargetRegistry}: login and SendTargets look them up there
+ * each time (a portal's connections see a live view, never a copy), and a target removed, or an
+ * ACL that no longer admits an initiator, ends the sessions concerned.
  */
 public final class IscsiTcpFabric {
 
@@ -61,27 +71,29 @@ public final class IscsiTcpFabric {
     private final BufferPool pool;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
-    private final Collection<IscsiTargetDefinition> targets;
+    private final TargetRegistry targets;
     private final LoginSettings settings;
     private final ConnectionSettings connectionSettings;
     private final SessionRegistry registry = new SessionRegistry();
+    /** The bound portals by name (SendTargets lists a target's portals from here). */
+    private final Map<String, IscsiPortalDefinition> portals = new ConcurrentHashMap<>();
     private final ChannelGroup listeners = new DefaultChannelGroup("iscsi-portals", GlobalEventExecutor.INSTANCE);
     private final ChannelGroup connections = new DefaultChannelGroup("iscsi-connections", GlobalEventExecutor.INSTANCE);
 
     public IscsiTcpFabric(BufferPool pool, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
-                          Collection<IscsiTargetDefinition> targets, LoginSettings settings) {
+                          TargetRegistry targets, LoginSettings settings) {
         this(pool, bossGroup, workerGroup, targets, settings, ConnectionSettings.defaults());
     }
 
     public IscsiTcpFabric(BufferPool pool, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
-                          Collection<IscsiTargetDefinition> targets, LoginSettings settings,
-                          ConnectionSettings connectionSettings) {
+                          TargetRegistry targets, LoginSettings settings, ConnectionSettings connectionSettings) {
         this.pool = pool;
         this.bossGroup = bossGroup;
         this.workerGroup = workerGroup;
-        this.targets = List.copyOf(targets);
+        this.targets = targets;
         this.settings = settings;
         this.connectionSettings = connectionSettings;
+        targets.addListener(new SessionEnder());
     }
 
     /** An event loop group of the best transport here: epoll on Linux, else NIO. */
@@ -106,12 +118,7 @@ public final class IscsiTcpFabric {
      * @throws IOException   for any other failure to bind
      */
     public void bind(IscsiPortalDefinition portal) throws IOException {
-        List<IscsiTargetDefinition> served = new ArrayList<>();
-        for (IscsiTargetDefinition t : targets) {
-            if (t.portals().isEmpty() || t.portals().stream().anyMatch(p -> p.name().equals(portal.name()))) {
-                served.add(t);
-            }
-        }
+        portals.put(portal.name(), portal);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
                 .channel(serverChannelClass())
@@ -122,9 +129,10 @@ public final class IscsiTcpFabric {
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(LOW_WATER_MARK, HIGH_WATER_MARK))
-                .childHandler(initializer(portal, served));
+                .childHandler(initializer(portal, new ServedTargets(portal)));
         ChannelFuture bound = bootstrap.bind(portal.host(), portal.port()).awaitUninterruptibly();
         if (!bound.isSuccess()) {
+            portals.remove(portal.name());
             Throwable cause = bound.cause();
             if (cause instanceof BindException be) {
                 throw be;
@@ -138,8 +146,7 @@ public final class IscsiTcpFabric {
         LOG.info("portal {} listening on {}:{}", portal.name(), portal.host(), portal.port());
     }
 
-    private ChannelInitializer<SocketChannel> initializer(IscsiPortalDefinition portal,
-                                                          List<IscsiTargetDefinition> served) {
+    private ChannelInitializer<SocketChannel> initializer(IscsiPortalDefinition portal, ServedTargets served) {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(SocketChannel ch) {
@@ -186,6 +193,76 @@ public final class IscsiTcpFabric {
             f.awaitUninterruptibly(remainingMillis(deadline));
         }
         LOG.info("iSCSI fabric closed");
+    }
+
+    /**
+     * The targets of the registry reachable through one portal, as the login code sees them: a
+     * live view made anew on each look-up (login and SendTargets only, never the I/O path).
+     */
+    private final class ServedTargets extends AbstractCollection<IscsiTargetDefinition> {
+        private final IscsiPortalDefinition portal;
+
+        ServedTargets(IscsiPortalDefinition portal) {
+            this.portal = portal;
+        }
+
+        @Override
+        public Iterator<IscsiTargetDefinition> iterator() {
+            return current().iterator();
+        }
+
+        @Override
+        public int size() {
+            return current().size();
+        }
+
+        private List<IscsiTargetDefinition> current() {
+            List<IscsiTargetDefinition> served = new ArrayList<>();
+            for (TargetRegistry.Target t : targets.targets()) {
+                if (t.reachableThrough(portal.name())) {
+                    served.add(definition(t));
+                }
+            }
+            return served;
+        }
+    }
+
+    /** The iSCSI view of a registry target: its login ACL is the core's node ACL. */
+    private IscsiTargetDefinition definition(TargetRegistry.Target t) {
+        IscsiTargetSettings s = t.fabricSettings(IscsiTargetSettings.class);
+        List<IscsiPortalDefinition> reachable = new ArrayList<>();
+        for (String name : t.portalNames()) {
+            IscsiPortalDefinition p = portals.get(name);
+            if (p != null) {
+                reachable.add(p);
+            }
+        }
+        return new IscsiTargetDefinition(t.name(), s == null ? null : s.alias(), t.core(), t.core().acl().initiators(),
+                s == null ? null : s.chap(), reachable);
+    }
+
+    /** Ends the sessions of a removed target, and those an ACL change no longer admits. */
+    private final class SessionEnder implements TargetRegistry.Listener {
+        @Override
+        public void targetRemoved(TargetRegistry.Target target) {
+            endSessions(target.name(), null);
+        }
+
+        @Override
+        public void aclChanged(TargetRegistry.Target target, NodeAcl acl) {
+            endSessions(target.name(), acl);
+        }
+
+        private void endSessions(String targetName, NodeAcl stillAdmitted) {
+            for (IscsiSession s : registry.sessions()) {
+                if (s.target() != null && s.target().name().equalsIgnoreCase(targetName)
+                        && (stillAdmitted == null || !stillAdmitted.admits(s.parameters().initiatorName()))) {
+                    LOG.info("ending session of {} with {}: {}", s.parameters().initiatorName(), targetName,
+                            stillAdmitted == null ? "target removed" : "no longer in its ACL");
+                    s.terminate();
+                }
+            }
+        }
     }
 
     private static long remainingMillis(long deadline) {

@@ -4,6 +4,8 @@ import io.netty.channel.EventLoopGroup;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
 import org.jtarget.fabric.iscsi.login.LoginSettings;
+import org.jtarget.io.LunIoExecutors;
+import org.jtarget.scsi.lun.TargetRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.net.BindException;
@@ -21,12 +23,12 @@ class IscsiTcpFabricTest {
         EventLoopGroup boss = IscsiTcpFabric.newEventLoopGroup(1);
         EventLoopGroup workers = IscsiTcpFabric.newEventLoopGroup(1);
         try {
-            IscsiTcpFabric fabric = new IscsiTcpFabric(new BufferPool(1), boss, workers, List.of(),
+            IscsiTcpFabric fabric = new IscsiTcpFabric(new BufferPool(1), boss, workers, new TargetRegistry(new LunIoExecutors(n -> Runnable::run), null),
                     LoginSettings.defaults());
             fabric.bind(new IscsiPortalDefinition("a", "127.0.0.1", 0, 1));
             int port = ((InetSocketAddress) fabric.listeningChannels().getFirst().localAddress()).getPort();
             assertThat(port).isPositive();
-            IscsiTcpFabric other = new IscsiTcpFabric(new BufferPool(1), boss, workers, List.of(),
+            IscsiTcpFabric other = new IscsiTcpFabric(new BufferPool(1), boss, workers, new TargetRegistry(new LunIoExecutors(n -> Runnable::run), null),
                     LoginSettings.defaults());
             assertThatThrownBy(() -> other.bind(new IscsiPortalDefinition("b", "127.0.0.1", port, 1)))
                     .isInstanceOf(BindException.class);

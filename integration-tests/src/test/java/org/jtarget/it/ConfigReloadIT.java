@@ -1,0 +1,200 @@
+package org.jtarget.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
+import org.jtarget.initiator.raw.LoginResult;
+import org.jtarget.initiator.raw.ProtocolErrorOutcome;
+import org.jtarget.initiator.raw.RawIscsiClient;
+import org.jtarget.initiator.raw.ScsiResult;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Config reload on SIGHUP, the way an administrator changes a running target: while
+ * {@code qemu-img bench} runs on LUN 0, the config gains LUN 2 and loses LUN 1 (and its store);
+ * the bench finishes without an error, iscsi-ls shows LUN 2 and not LUN 1, and an initiator that
+ * was logged in before gets LOGICAL UNIT NOT SUPPORTED (05/25/00) on LUN 1 afterwards. A reload
+ * with a change that needs a restart is refused with one log line naming the key, and nothing
+ * changes.
+ */
+class ConfigReloadIT {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+    private static final String INITIATOR = "iqn.2026-11.org.jtarget:reload-it";
+    private static final String CONFIG = """
+            portals:
+              - name: default
+                listen: 127.0.0.1:%d
+            backstores:
+              - { name: bench, type: memory, size: 64MiB }
+            %s
+            targets:
+              - iqn: %s
+                portals: [default]
+                acl: %s
+                luns:
+                  - { lun: 0, backstore: bench%s }
+            %s
+            """;
+
+    @TempDir
+    Path dir;
+
+    private DaemonProcess daemon;
+    private Process bench;
+
+    @BeforeAll
+    static void clientsInstalled() {
+        ClientTool.requireQemuImgWithIscsi();
+        ClientTool.require("iscsi-ls", "libiscsi-bin");
+    }
+
+    @AfterEach
+    void stop() {
+        if (bench != null && bench.isAlive()) {
+            bench.destroyForcibly();
+        }
+        if (daemon != null && daemon.isAlive()) {
+            try {
+                daemon.stopCleanly();
+            } finally {
+                if (daemon.isAlive()) {
+                    daemon.kill();
+                }
+            }
+        }
+    }
+
+    /** The config with LUN 0 on the bench store and one more LUN {@code lun} on its own store. */
+    private String config(int port, int lun, String lun0Extra) {
+        return config(port, lun, lun0Extra, "[\"*\"]");
+    }
+
+    private String config(int port, int lun, String lun0Extra, String acl) {
+        return CONFIG.formatted(port, "  - { name: extra" + lun + ", type: memory, size: 8MiB }", DaemonConfig.IQN,
+                acl, lun0Extra, "      - { lun: " + lun + ", backstore: extra" + lun + " }");
+    }
+
+    @Test
+    void aLunIsAddedAndAnotherRemovedWhileABenchRunsOnAThird() throws Exception {
+        int port = DaemonProcess.freePort();
+        Path config = DaemonConfig.write(dir, config(port, 1, ""));
+        daemon = DaemonProcess.start(config, port);
+        try (RawIscsiClient before = session()) {
+            assertThat(before.testUnitReadyClearingUnitAttention(1).good()).as("LUN 1 before the reload").isTrue();
+
+            bench = new ProcessBuilder("qemu-img", "bench", "-f", "raw", "-t", "none", "-n", "-d", "16",
+                    "-s", "4096", "-c", "1000000", "-w", daemon.url(0))
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("bench.txt").toFile()).start();
+            awaitLog("qemu-img logged in", () -> daemon.log().lines().filter(l -> l.contains(" logged in to ")).count() >= 2
+                    || !bench.isAlive(), Duration.ofSeconds(5));
+            Thread.sleep(500);
+            assertThat(bench.isAlive()).as("the bench is still running at the reload\n" + benchOutput()).isTrue();
+
+            Files.writeString(config, config(port, 2, ""));
+            hangUp();
+            awaitLog("config reloaded", () -> daemon.log().contains("config reloaded"), Duration.ofSeconds(20));
+            assertThat(bench.isAlive()).as("the bench outlives the reload\n" + benchOutput()).isTrue();
+            assertThat(daemon.log()).contains("+" + DaemonConfig.IQN + " LUN 2", "-" + DaemonConfig.IQN + " LUN 1",
+                    "-backstore extra1");
+
+            ScsiResult removed = before.testUnitReady(1);
+            assertThat(sense(removed)).as("TEST UNIT READY of the removed LUN 1: " + removed).isEqualTo("05/25/00");
+            assertThat(before.testUnitReadyClearingUnitAttention(2).good()).as("the added LUN 2").isTrue();
+            assertLuns(2, 1);
+
+            assertThat(bench.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).as("bench ended\n" + benchOutput()).isTrue();
+            assertThat(bench.exitValue()).as("qemu-img bench exit status\n" + benchOutput() + daemon.describe()).isZero();
+            awaitLog("extra1 closed", () -> daemon.log().contains("backstore(s) [extra1] closed"), Duration.ofSeconds(10));
+            assertThat(before.logout()).isZero();
+        }
+    }
+
+    @Test
+    void aReloadThatNeedsARestartIsRefusedAndChangesNothing() throws Exception {
+        int port = DaemonProcess.freePort();
+        Path config = DaemonConfig.write(dir, config(port, 1, ""));
+        daemon = DaemonProcess.start(config, port);
+        Files.writeString(config, config(port, 2, ", read-only: true")); // LUN 0 changed: needs a restart
+        hangUp();
+        awaitLog("reload refused", () -> daemon.log().contains("reload refused"), Duration.ofSeconds(20));
+        String refusal = daemon.log().lines().filter(l -> l.contains("reload refused")).findFirst().orElseThrow();
+        assertThat(refusal).contains("targets[0].luns[0]: LUN 0 changed");
+        assertLuns(1, 2);
+        assertThat(daemon.isAlive()).isTrue();
+    }
+
+    @Test
+    void anAclThatNoLongerAdmitsAnInitiatorEndsItsSession() throws Exception {
+        int port = DaemonProcess.freePort();
+        Path config = DaemonConfig.write(dir, config(port, 1, ""));
+        daemon = DaemonProcess.start(config, port);
+        try (RawIscsiClient dropped = session()) {
+            assertThat(dropped.testUnitReadyClearingUnitAttention(0).good()).isTrue();
+            Files.writeString(config, config(port, 1, "", "[ iqn.2026-11.org.jtarget:someone-else ]"));
+            hangUp();
+            awaitLog("session ended", () -> daemon.log().contains("no longer in its ACL"), Duration.ofSeconds(20));
+            assertThat(dropped.awaitRejectOrClose(Duration.ofSeconds(10)).kind()).as("the old session")
+                    .isEqualTo(ProtocolErrorOutcome.Kind.CLOSED);
+        }
+        try (RawIscsiClient again = RawIscsiClient.connect(DaemonProcess.HOST, daemon.port(), Duration.ofSeconds(30))) {
+            LoginResult login = again.login(INITIATOR, DaemonConfig.IQN);
+            assertThat(login.succeeded()).as("a new login of the initiator the ACL dropped: " + login).isFalse();
+        }
+    }
+
+    private RawIscsiClient session() throws IOException {
+        RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, daemon.port(), Duration.ofSeconds(30));
+        LoginResult login = c.login(INITIATOR, DaemonConfig.IQN);
+        assertThat(login.succeeded()).as(login + "\n" + daemon.describe()).isTrue();
+        return c;
+    }
+
+    /** iscsi-ls shows LUN {@code present} and LUN 0, not LUN {@code absent}. */
+    private void assertLuns(int present, int absent) {
+        ClientTool.Result ls = ClientTool.runOk(Duration.ofSeconds(30), daemon::describe, "iscsi-ls", "-s",
+                daemon.portalUrl());
+        assertThat(ls.stdout()).as(ls.describe())
+                .containsPattern("(?m)^Target:" + Pattern.quote(DaemonConfig.IQN))
+                .containsPattern("(?m)^Lun:0\\s+Type:DIRECT_ACCESS")
+                .containsPattern("(?m)^Lun:" + present + "\\s+Type:DIRECT_ACCESS")
+                .doesNotContainPattern("(?m)^Lun:" + absent + "\\b");
+    }
+
+    private void hangUp() throws Exception {
+        Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(daemon.pid())).inheritIO().start();
+        assertThat(kill.waitFor()).as("kill -HUP").isZero();
+    }
+
+    private void awaitLog(String what, BooleanSupplier done, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(done.getAsBoolean()).as(what + "\n" + daemon.describe()).isTrue();
+    }
+
+    private String benchOutput() {
+        try {
+            return "--- qemu-img bench ---\n" + Files.readString(dir.resolve("bench.txt")) + "\n";
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+
+    private static String sense(ScsiResult r) {
+        if (r.status() != 0x02) {
+            return "status " + r.status();
+        }
+        return String.format("%02X/%02X/%02X", r.senseKey(), r.additionalSenseCode(), r.additionalSenseCodeQualifier());
+    }
+}

@@ -1,0 +1,155 @@
+package org.jtarget.daemon;
+
+import org.jtarget.config.BackstoreConfig;
+import org.jtarget.config.ConfigException;
+import org.jtarget.config.JtargetConfig;
+import org.jtarget.config.LunConfig;
+import org.jtarget.config.TargetConfig;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What a config reload (SIGHUP) changes, found by comparing the running config with the new one:
+ * targets added or removed, LUNs added to or removed from a kept target, ACLs changed, and the
+ * backstores that appear or disappear with them. Anything else (daemon settings, portals, the
+ * rdma section, a kept backstore's definition, a kept target's alias, portals or CHAP, a kept
+ * LUN's settings) needs a restart: {@link #between} refuses it with one line naming the first
+ * such key, and nothing is changed.
+ *
+ * @param addedTargets      targets of the new config only
+ * @param removedTargets    names of targets of the running config only
+ * @param addedLuns         kept target name → its new LUNs
+ * @param removedLuns       kept target name → the LUN numbers it loses
+ * @param aclChanged        kept targets whose {@code acl} differs, as in the new config
+ * @param addedBackstores   backstore names of the new config only
+ * @param removedBackstores backstore names of the running config only
+ */
+record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTargets,
+                     Map<String, List<LunConfig>> addedLuns, Map<String, List<Integer>> removedLuns,
+                     List<TargetConfig> aclChanged, Set<String> addedBackstores, Set<String> removedBackstores) {
+
+    private static final String RESTART = "changed; a reload (SIGHUP) applies targets, LUNs, ACLs and backstores "
+            + "added or removed, restart the daemon for this";
+
+    /** True if the new config changes nothing a reload applies. */
+    boolean isEmpty() {
+        return addedTargets.isEmpty() && removedTargets.isEmpty() && addedLuns.isEmpty() && removedLuns.isEmpty()
+                && aclChanged.isEmpty() && addedBackstores.isEmpty() && removedBackstores.isEmpty();
+    }
+
+    /** One line for the log: what the reload does. */
+    String summary() {
+        List<String> parts = new ArrayList<>();
+        addedTargets.forEach(t -> parts.add("+target " + t.iqn()));
+        removedTargets.forEach(t -> parts.add("-target " + t));
+        addedLuns.forEach((t, luns) -> luns.forEach(l -> parts.add("+" + t + " LUN " + l.lun())));
+        removedLuns.forEach((t, luns) -> luns.forEach(l -> parts.add("-" + t + " LUN " + l)));
+        aclChanged.forEach(t -> parts.add("acl of " + t.iqn()));
+        addedBackstores.forEach(b -> parts.add("+backstore " + b));
+        removedBackstores.forEach(b -> parts.add("-backstore " + b));
+        return parts.isEmpty() ? "no change" : String.join(", ", parts);
+    }
+
+    /**
+     * The changes from {@code now} to {@code next} (both valid configs).
+     *
+     * @throws ConfigException naming the first key whose change needs a restart
+     */
+    static ConfigChanges between(JtargetConfig now, JtargetConfig next) throws ConfigException {
+        String source = next.source().toString();
+        requireSame(source, "daemon", now.daemon(), next.daemon());
+        requireSame(source, "portals", now.portals(), next.portals());
+        requireSame(source, "rdma", now.rdma(), next.rdma());
+        Set<String> addedStores = new LinkedHashSet<>();
+        for (int i = 0; i < next.backstores().size(); i++) {
+            BackstoreConfig b = next.backstores().get(i);
+            BackstoreConfig before = backstore(now, b.name());
+            if (before == null) {
+                addedStores.add(b.name());
+            } else {
+                requireSame(source, "backstores[" + i + "]", before, b);
+            }
+        }
+        Set<String> removedStores = new LinkedHashSet<>();
+        for (BackstoreConfig b : now.backstores()) {
+            if (backstore(next, b.name()) == null) {
+                removedStores.add(b.name());
+            }
+        }
+        List<TargetConfig> addedTargets = new ArrayList<>();
+        Map<String, List<LunConfig>> addedLuns = new LinkedHashMap<>();
+        Map<String, List<Integer>> removedLuns = new LinkedHashMap<>();
+        List<TargetConfig> aclChanged = new ArrayList<>();
+        for (int i = 0; i < next.targets().size(); i++) {
+            TargetConfig t = next.targets().get(i);
+            TargetConfig before = target(now, t.iqn());
+            if (before == null) {
+                addedTargets.add(t);
+                continue;
+            }
+            String key = "targets[" + i + "]";
+            requireSame(source, key + ".alias", before.alias(), t.alias());
+            requireSame(source, key + ".portals", before.portalNames(), t.portalNames());
+            requireSame(source, key + ".chap", before.chap(), t.chap());
+            lunChanges(source, key, before, t, addedLuns, removedLuns);
+            if (!before.acl().equals(t.acl())) {
+                aclChanged.add(t);
+            }
+        }
+        List<String> removedTargets = new ArrayList<>();
+        for (TargetConfig t : now.targets()) {
+            if (target(next, t.iqn()) == null) {
+                removedTargets.add(t.iqn());
+            }
+        }
+        return new ConfigChanges(addedTargets, removedTargets, addedLuns, removedLuns, aclChanged, addedStores,
+                removedStores);
+    }
+
+    private static void lunChanges(String source, String key, TargetConfig before, TargetConfig after,
+                                   Map<String, List<LunConfig>> added, Map<String, List<Integer>> removed)
+            throws ConfigException {
+        for (int j = 0; j < after.luns().size(); j++) {
+            LunConfig l = after.luns().get(j);
+            LunConfig old = lun(before, l.lun());
+            if (old == null) {
+                added.computeIfAbsent(after.iqn(), k -> new ArrayList<>()).add(l);
+            } else if (!old.equals(l)) {
+                throw new ConfigException(source, key + ".luns[" + j + "]", "LUN " + l.lun() + " " + RESTART
+                        + " (or remove the LUN in one reload and add it back in the next)");
+            }
+        }
+        for (LunConfig old : before.luns()) {
+            if (lun(after, old.lun()) == null) {
+                removed.computeIfAbsent(after.iqn(), k -> new ArrayList<>()).add(old.lun());
+            }
+        }
+    }
+
+    private static void requireSame(String source, String key, Object before, Object after) throws ConfigException {
+        if (!Objects.equals(before, after)) {
+            throw new ConfigException(source, key, RESTART);
+        }
+    }
+
+    private static BackstoreConfig backstore(JtargetConfig c, String name) {
+        return c.backstores().stream().filter(b -> b.name().equals(name)).findFirst().orElse(null);
+    }
+
+    /** iSCSI names compare case-insensitively (RFC 3722). */
+    private static TargetConfig target(JtargetConfig c, String iqn) {
+        String key = iqn.toLowerCase(Locale.ROOT);
+        return c.targets().stream().filter(t -> t.iqn().toLowerCase(Locale.ROOT).equals(key)).findFirst().orElse(null);
+    }
+
+    private static LunConfig lun(TargetConfig t, int number) {
+        return t.luns().stream().filter(l -> l.lun() == number).findFirst().orElse(null);
+    }
+}

@@ -1,0 +1,168 @@
+package org.jtarget.daemon;
+
+import org.jtarget.config.ConfigException;
+import org.jtarget.config.ConfigLoader;
+import org.jtarget.config.JtargetConfig;
+import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.TargetRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Config reload (SIGHUP) on a started runtime: targets, LUNs and ACLs follow the new file through
+ * the registry; a change that needs a restart, or a store that cannot be opened, is refused with
+ * one line naming the key and changes nothing.
+ */
+class TargetRuntimeReloadTest {
+
+    private static final String T = "iqn.2026-11.org.jtarget:reload";
+
+    @TempDir
+    Path dir;
+
+    private TargetRuntime runtime;
+    private int port;
+
+    @AfterEach
+    void stop() {
+        if (runtime != null) {
+            runtime.stop(Duration.ofSeconds(5));
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** A config with stores ram0..ram2, target T with {@code luns}, and {@code extra} appended. */
+    private JtargetConfig config(String luns, String acl, String extra) throws Exception {
+        return load(yaml(luns, acl, extra));
+    }
+
+    private JtargetConfig load(String yaml) throws Exception {
+        return ConfigLoader.load(Files.writeString(dir.resolve("jtarget.yaml"), yaml));
+    }
+
+    private String yaml(String luns, String acl, String extra) {
+        return """
+                daemon: { buffer-pool: { pinned-size: 0 } }
+                portals:
+                  - { name: default, listen: "127.0.0.1:%d" }
+                backstores:
+                  - { name: ram0, type: memory, size: 1MiB }
+                  - { name: ram1, type: memory, size: 1MiB }
+                  - { name: ram2, type: memory, size: 1MiB }
+                targets:
+                  - iqn: %s
+                    portals: [default]
+                    acl: %s
+                    luns: %s
+                %s""".formatted(port, T, acl, luns, extra);
+    }
+
+    private TargetRegistry started(JtargetConfig c) throws Exception {
+        runtime = new TargetRuntime(c);
+        runtime.start();
+        return runtime.registry();
+    }
+
+    private static int[] luns(TargetRegistry r) {
+        return r.target(T).core().lunNumbers();
+    }
+
+    @Test
+    void lunsAndAclsFollowTheNewFileAndAStoreClosesWhenItsLuIsGone() throws Exception {
+        port = freePort();
+        TargetRegistry r = started(config("[ {lun: 0, backstore: ram0}, {lun: 1, backstore: ram1} ]", "[\"*\"]", ""));
+        LogicalUnit lun0 = r.target(T).core().logicalUnit(0);
+
+        runtime.reload(load(yaml("[ {lun: 0, backstore: ram0}, {lun: 2, backstore: ram2} ]",
+                "[ { initiator: iqn.2026-11.org.x:a, luns: [0] } ]", "")
+                .replace("  - { name: ram1, type: memory, size: 1MiB }\n", "")));
+
+        assertThat(luns(r)).containsExactly(0, 2);
+        assertThat(r.target(T).core().logicalUnit(0)).as("a kept LUN keeps its LU").isSameAs(lun0);
+        assertThat(r.target(T).core().acl().initiators()).containsExactly("iqn.2026-11.org.x:a");
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (runtime.stores().get("ram1") != null && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(runtime.stores().get("ram1")).as("ram1 is no longer mapped: closed after its LU drained").isNull();
+    }
+
+    @Test
+    void targetsAndBackstoresAreAddedAndRemoved() throws Exception {
+        port = freePort();
+        TargetRegistry r = started(config("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", ""));
+        String other = """
+                  - iqn: iqn.2026-11.org.jtarget:other
+                    portals: [default]
+                    acl: ["*"]
+                    luns: [ {lun: 0, backstore: ram1}, {lun: 1, backstore: ram3} ]
+                backstores:
+                  - { name: ram3, type: memory, size: 2MiB }
+                """;
+        JtargetConfig withOther = ConfigLoader.load(Files.writeString(dir.resolve("other.yaml"),
+                Files.readString(config("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", "").source())
+                        .replace("backstores:\n", "backstores:\n  - { name: ram3, type: memory, size: 2MiB }\n")
+                        + other.substring(0, other.indexOf("backstores:"))));
+        runtime.reload(withOther);
+        assertThat(r.target("iqn.2026-11.org.jtarget:other").core().lunNumbers()).containsExactly(0, 1);
+        assertThat(runtime.stores().get("ram3").info().sizeBytes()).isEqualTo(2 << 20);
+
+        runtime.reload(config("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", ""));
+        assertThat(r.target("iqn.2026-11.org.jtarget:other")).isNull();
+        assertThat(Arrays.stream(luns(r))).containsExactly(0);
+    }
+
+    @Test
+    void whatNeedsARestartIsRefusedNamingTheKeyAndNothingChanges() throws Exception {
+        port = freePort();
+        TargetRegistry r = started(config("[ {lun: 0, backstore: ram0}, {lun: 1, backstore: ram1} ]", "[\"*\"]", ""));
+
+        JtargetConfig readOnly = config("[ {lun: 0, backstore: ram0}, {lun: 1, backstore: ram1, read-only: true},"
+                + " {lun: 2, backstore: ram2} ]", "[ iqn.2026-11.org.x:a ]", "");
+        assertThatThrownBy(() -> runtime.reload(readOnly)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("targets[0].luns[1]: LUN 1 changed; a reload (SIGHUP) applies")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+        int oldPort = port;
+        port = freePort();
+        JtargetConfig movedPortal = config("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", "");
+        assertThatThrownBy(() -> runtime.reload(movedPortal)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("portals: changed");
+        port = oldPort;
+
+        assertThat(luns(r)).containsExactly(0, 1);
+        assertThat(r.target(T).core().acl().initiators()).containsExactly("*");
+    }
+
+    @Test
+    void aStoreThatCannotOpenRefusesTheReloadAndOpensNothing() throws Exception {
+        port = freePort();
+        TargetRegistry r = started(config("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", ""));
+        Path image = Files.write(dir.resolve("disk.img"), new byte[1 << 20]);
+        JtargetConfig next = load(yaml("[ {lun: 0, backstore: ram0}, {lun: 1, backstore: ram9},"
+                + " {lun: 2, backstore: file9} ]", "[\"*\"]", "").replace("backstores:\n",
+                "backstores:\n  - { name: ram9, type: memory, size: 1MiB }\n  - { name: file9, type: file, path: "
+                        + image + " }\n"));
+        Files.delete(image); // gone between reading the file and applying it
+        assertThatThrownBy(() -> runtime.reload(next)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("backstores[file9].path: no such file")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+        assertThat(luns(r)).containsExactly(0);
+        assertThat(runtime.stores().get("ram9")).as("the store opened before the failure is closed again").isNull();
+    }
+}
