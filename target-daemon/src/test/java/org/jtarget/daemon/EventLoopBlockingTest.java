@@ -2,6 +2,12 @@ package org.jtarget.daemon;
 
 import io.netty.channel.DefaultEventLoop;
 import org.jtarget.config.ConfigLoader;
+import org.jtarget.rdma.AccessFlag;
+import org.jtarget.rdma.MemoryRegion;
+import org.jtarget.rdma.ProtectionDomain;
+import org.jtarget.rdma.TcpProviderFixture;
+import org.jtarget.rdma.WorkCompletionStatus;
+import org.jtarget.rdma.WorkRequestOpcode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -21,6 +27,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.Callable;
@@ -32,7 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The event loops never block: the whole daemon, built from a YAML config as {@code jtargetd}
  * builds it, serves login, WRITE (R2T and Data-Out), READ (Data-In) and logout on a memory LUN and a
- * file LUN while BlockHound watches every Netty event-loop thread. Netty's own integration
+ * file LUN, and RDMA WRITE and READ of store endpoints on the same stores, while BlockHound watches
+ * every Netty event-loop thread. Netty's own integration
  * (netty-common, loaded by BlockHound's ServiceLoader) marks those threads as non-blocking and
  * allows the few blocking calls inside Netty that are known to be harmless.
  *
@@ -47,6 +55,8 @@ class EventLoopBlockingTest {
 
     private static final String TARGET = "iqn.2026-11.org.jtarget:blockhound";
     private static final int BLOCK = 512;
+    /** Bytes of each RDMA transfer. */
+    private static final int LENGTH = 64 * 1024;
     /** Every blocking call BlockHound saw on a non-blocking thread, with where it happened. */
     private static final List<String> BLOCKING_CALLS = new CopyOnWriteArrayList<>();
 
@@ -128,9 +138,11 @@ class EventLoopBlockingTest {
         }
     }
 
-    @Test
-    void loginWriteReadAndLogoutOnMemoryAndFileLunsNeverBlockAnEventLoop() throws Exception {
-        int port = freePort();
+    /**
+     * The daemon as configured here, started: a memory and a file store, each behind a LUN of one
+     * target and an RDMA store endpoint (tcp provider).
+     */
+    private void startDaemon(int portal, int rdma) throws Exception {
         Path config = Files.writeString(dir.resolve("jtarget.yaml"), """
                 daemon: { buffer-pool: { pinned-size: 0 } }
                 portals:
@@ -145,10 +157,21 @@ class EventLoopBlockingTest {
                     luns:
                       - { lun: 0, backstore: ram0 }
                       - { lun: 1, backstore: file0 }
-                """.formatted(port, TARGET));
+                rdma:
+                  listen: "127.0.0.1:%d"
+                  endpoints:
+                    - { name: ram0, backstore: ram0, allowed-peers: [127.0.0.1] }
+                    - { name: file0, backstore: file0, allowed-peers: [127.0.0.1] }
+                """.formatted(portal, TARGET, rdma));
         runtime = (TargetRuntime) DaemonRuntimeFactory.standard().create(ConfigLoader.load(config));
         runtime.start();
         BLOCKING_CALLS.clear(); // what start() did ran on the test's thread, which may block
+    }
+
+    @Test
+    void loginWriteReadAndLogoutOnMemoryAndFileLunsNeverBlockAnEventLoop() throws Exception {
+        int port = freePort();
+        startDaemon(port, freePort());
 
         try (RawIscsiClient client = new RawIscsiClient(new InetSocketAddress("127.0.0.1", port))) {
             client.login("iqn.2026-11.org.jtarget:blockhound-initiator", TARGET);
@@ -157,6 +180,32 @@ class EventLoopBlockingTest {
                 writeAndReadBack(client, lun, 64, 256 * 1024);
             }
             client.logout();
+        }
+
+        assertThat(BLOCKING_CALLS).as("blocking calls on event-loop threads").isEmpty();
+    }
+
+    /**
+     * The RDMA tcp provider's event loops too, on both ends: RDMA WRITE and READ of the store
+     * endpoints, whose accesses the responder hands to the stores' I/O threads.
+     */
+    @Test
+    void rdmaWriteAndReadOfMemoryAndFileStoreEndpointsNeverBlockAnEventLoop() throws Exception {
+        int port = freePort();
+        startDaemon(freePort(), port);
+
+        try (TcpProviderFixture tcp = new TcpProviderFixture(1)) {
+            ProtectionDomain pd = tcp.device.allocateProtectionDomain();
+            MemoryRegion out = pd.registerMemoryRegion(tcp.arena.allocate(LENGTH, 4096), EnumSet.allOf(AccessFlag.class));
+            MemoryRegion in = pd.registerMemoryRegion(tcp.arena.allocate(LENGTH, 4096), EnumSet.allOf(AccessFlag.class));
+            for (String endpoint : new String[] {"ram0", "file0"}) {
+                RdmaPeer peer = RdmaPeer.connect(tcp, pd, new InetSocketAddress("127.0.0.1", port), endpoint);
+                out.segment().fill((byte) endpoint.length());
+                in.segment().fill((byte) 0);
+                assertThat(peer.transfer(WorkRequestOpcode.RDMA_WRITE, out, 8192, LENGTH)).isEqualTo(WorkCompletionStatus.SUCCESS);
+                assertThat(peer.transfer(WorkRequestOpcode.RDMA_READ, in, 8192, LENGTH)).isEqualTo(WorkCompletionStatus.SUCCESS);
+                assertThat(in.segment().mismatch(out.segment())).as("data read back from " + endpoint).isEqualTo(-1);
+            }
         }
 
         assertThat(BLOCKING_CALLS).as("blocking calls on event-loop threads").isEmpty();
