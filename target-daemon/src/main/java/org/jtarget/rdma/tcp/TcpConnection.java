@@ -209,11 +209,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
             switch (opcode) {
                 case TcpRdmaFrame.CONNECT_REQUEST -> connectRequest(header, payload);
                 case TcpRdmaFrame.CONNECT_ACCEPT -> connectAccept(header, payload);
-                case TcpRdmaFrame.CONNECT_REJECT -> {
-                    phase = Phase.CLOSED;
-                    cm.event(handler, CmEventType.REJECTED, this, bytes(payload));
-                    channel.close();
-                }
+                case TcpRdmaFrame.CONNECT_REJECT -> connectReject(payload);
                 case TcpRdmaFrame.DISCONNECT -> channel.close();
                 case TcpRdmaFrame.SEND -> keep = responder.send(flags, msn, header, payload);
                 case TcpRdmaFrame.READ_REQUEST -> responder.readRequest(msn, header);
@@ -293,6 +289,17 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         }
         phase = Phase.ESTABLISHED;
         cm.event(handler, CmEventType.ESTABLISHED, this, bytes(payload));
+    }
+
+    /** Only an active end waiting for its answer can be rejected; later, a reject is a malformed stream. */
+    private void connectReject(ByteBuf payload) {
+        if (phase != Phase.CONNECTING) {
+            malformed("unexpected reject");
+            return;
+        }
+        phase = Phase.CLOSED;
+        cm.event(handler, CmEventType.REJECTED, this, bytes(payload));
+        channel.close();
     }
 
     // ---- for the requester and the responder (event loop) --------------------------------------------
