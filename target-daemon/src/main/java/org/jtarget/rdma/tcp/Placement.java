@@ -1,6 +1,7 @@
 package org.jtarget.rdma.tcp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import org.jtarget.rdma.MemoryRegion;
 
 import java.lang.foreign.MemorySegment;
@@ -25,5 +26,13 @@ final class Placement {
         } else {
             MemorySegment.copy(MemorySegment.ofBuffer(from), 0, dst.segment(), dstOffset, n);
         }
+    }
+
+    /** A buffer over {@code length} bytes of {@code mr} at {@code offset}: a view of the region, not a copy. */
+    static ByteBuf view(MemoryRegion mr, long offset, int length) {
+        ByteBuffer whole = mr.byteBuffer();
+        ByteBuffer slice = whole != null ? whole.slice((int) offset, length)
+                : mr.segment().asSlice(offset, length).asByteBuffer();
+        return Unpooled.wrappedBuffer(slice);
     }
 }

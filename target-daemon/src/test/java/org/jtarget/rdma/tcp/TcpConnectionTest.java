@@ -136,6 +136,7 @@ class TcpConnectionTest {
             frame(TcpRdmaFrame.READ_REQUEST, 0, 0, ByteBuffer.allocate(16).putLong(0).putInt(1).putInt(-1).array()),
             frame(TcpRdmaFrame.ACK, 0, 0, new byte[4]),                            // ACK with a payload
             frame(TcpRdmaFrame.RDMA_WRITE, 0, 0, new byte[3]),                     // shorter than its header
+            frame(TcpRdmaFrame.CONNECT_REJECT, 0, 0, new byte[0]),                 // reject after the handshake
         };
     }
 
@@ -164,7 +165,7 @@ class TcpConnectionTest {
 
     @Test
     void randomAndTruncatedFramesFailOnlyTheirQueuePair() throws Exception {
-        long seed = System.nanoTime();
+        long seed = Long.getLong("fuzz.seed", System.nanoTime()); // -Dfuzz.seed=N replays a failure
         Random rnd = new Random(seed);
         try {
             for (int i = 0; i < FUZZ_ITERATIONS; i++) {

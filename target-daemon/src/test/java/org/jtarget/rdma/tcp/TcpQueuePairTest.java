@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.List;
 
@@ -76,6 +77,33 @@ class TcpQueuePairTest {
                 .containsExactly("1:RDMA_WRITE:SUCCESS", "2:RDMA_READ:SUCCESS");
         assertThat(same(0, 100, 1 << 20)).isTrue();
         assertThat(src.segment().asSlice(0, 1 << 20).mismatch(src.segment().asSlice(1 << 20, 1 << 20))).isEqualTo(-1);
+    }
+
+    /**
+     * A READ RESPONSE is placed across the READ's scatter list, both ways the decoder hands it on:
+     * copied out of pool buffers (a payload under {@code LARGE_PAYLOAD} whose tail after the first
+     * socket read is under {@code DIRECT_MIN}: that read ends inside the middle element) and read
+     * by the socket into the elements directly (a large payload, also from inside an element).
+     */
+    @Test
+    void aReadIsScatteredAcrossItsElements() throws Exception {
+        RdmaFixture.fill(dst.segment(), 9);
+        for (int[] sizes : new int[][] {{80_000, 9_000}, {300_000, 50_000}}) {
+            int middle = sizes[0];
+            int last = sizes[1];
+            src.segment().fill((byte) 0);
+            WorkRequest read = rdma(WorkRequestOpcode.RDMA_READ, middle, src, 0, 1000, dst.address() + 7, dst.rkey())
+                    .addSge(src.address() + 4096, middle, src.lkey())
+                    .addSge(src.address() + 1_000_000, last, src.lkey());
+            p.a.postSend(read);
+            assertThat(await(p.cqA, 1)).extracting(wc -> wc.status + ":" + wc.byteLen)
+                    .containsExactly("SUCCESS:" + (1000 + middle + last));
+            assertThat(same(0, 7, 1000)).isTrue();
+            assertThat(same(4096, 7 + 1000, middle)).isTrue();
+            assertThat(same(1_000_000, 7 + 1000 + middle, last)).isTrue();
+            assertThat(src.segment().asSlice(1000, 4096 - 1000).mismatch(MemorySegment.ofArray(new byte[4096 - 1000])))
+                    .as("nothing between the elements").isEqualTo(-1);
+        }
     }
 
     @Test
