@@ -21,17 +21,21 @@ import org.jtarget.rdma.WorkRequestOpcode;
  * Moves whole blocks between the client's registered staging memory and a store endpoint. The
  * staging memory is cut into slots of one request each, so that several RDMA READs or WRITEs are in
  * flight while the caller consumes or produces data. Completions of one send queue come back in
- * post order (RC), so the oldest request in flight is always the next to complete.
+ * post order (RC), so the oldest request in flight is always the next to complete. A write ends
+ * with an RDMA READ that confirms it: over iWARP a WRITE completes once sent, not once stored.
  *
  * <p>Nothing here checks a range against the endpoint's length: the endpoint is the authority, and
  * refuses what lies outside (REM_ACCESS_ERR).
  */
 final class TransferWindow {
 
-    /** One posted request: which slot carries its data, and which blocks. */
-    private record Request(WorkRequestOpcode op, int slot, long lba, int blocks) {
+    /**
+     * One posted request: which slot carries its data, and which blocks. A confirming READ stands
+     * for the WRITEs before it (their outcome is only known through it).
+     */
+    private record Request(WorkRequestOpcode op, int slot, long lba, int blocks, boolean confirms) {
         String describe() {
-            return (op == WorkRequestOpcode.RDMA_WRITE ? "RDMA WRITE" : "RDMA READ") + " at LBA " + lba;
+            return (op == WorkRequestOpcode.RDMA_WRITE || confirms ? "RDMA WRITE" : "RDMA READ") + " at LBA " + lba;
         }
     }
 
@@ -120,6 +124,14 @@ final class TransferWindow {
             post(WorkRequestOpcode.RDMA_WRITE, slot, next, n);
             next += n;
         }
+        if (blocks > 0) {
+            // iWARP has no acknowledgements: a WRITE completes once sent. The endpoint executes its
+            // WRITEs in order and answers a READ only after the WRITEs before it reached the store
+            // (RFC 5040 orders a READ response after prior WRITEs), so this READ's success is the
+            // WRITEs' success, and a refused or failed WRITE fails it.
+            int slot = freeSlots.isEmpty() ? awaitOldest().slot() : freeSlots.pop();
+            post(WorkRequestOpcode.RDMA_READ, slot, lba, 1, true);
+        }
         while (!inFlight.isEmpty()) {
             freeSlots.push(awaitOldest().slot());
         }
@@ -144,7 +156,12 @@ final class TransferWindow {
 
     /** Posts one request for {@code blocks} blocks from {@code lba} through {@code slot}. */
     private void post(WorkRequestOpcode op, int slot, long lba, int blocks) throws StoreEndpointException {
-        Request r = new Request(op, slot, lba, blocks);
+        post(op, slot, lba, blocks, false);
+    }
+
+    private void post(WorkRequestOpcode op, int slot, long lba, int blocks, boolean confirms)
+            throws StoreEndpointException {
+        Request r = new Request(op, slot, lba, blocks, confirms);
         wr.reset();
         wr.opcode = op;
         wr.sendFlags = SendFlags.SIGNALED;

@@ -5,68 +5,57 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.zip.CRC32C;
 
 /**
- * Parses the {@link TcpRdmaFrame} stream without cumulating it: the header goes into a small buffer
- * of its own, tagged payloads are handed on chunk by chunk as they arrive, only control frames and
- * SENDs are gathered whole. Never throws on bad input: it tells the sink once and then drops
- * everything (the connection is closed by the sink).
+ * Parses a connection's input without cumulating it: first the MPA request or reply
+ * ({@link Mpa}), then MPA FPDUs, each one DDP segment ({@link Iwarp}). Headers go into a small
+ * buffer of its own, tagged payloads are handed on chunk by chunk as they arrive, untagged segments
+ * are gathered whole. With CRC on, every byte is fed to a CRC32C checked at the segment's end. Never
+ * throws on bad input: it tells the sink once and then drops everything.
  *
  * <p>Back-pressure: while the sink is {@link FrameSink#blocked()}, input is queued, and reading stops
  * ({@code setAutoRead(false)}) once 1 MiB is queued; {@link #resume} continues.
  */
 final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
-    private enum State { LENGTH, HEADER, PAYLOAD, FAILED }
+    private enum State { MPA_HEADER, MPA_PRIVATE, AWAIT_FPDUS, LENGTH, CONTROL, HEADER, PAYLOAD, TRAILER, FAILED }
 
-    /** Payload left below which reads still go to pool buffers (they also bring the next headers). */
+    /** Payload left from which a read goes straight into the region (else to pool buffers). */
     private static final int DIRECT_MIN = 32 * 1024;
-    /**
-     * Payloads from this size on are read wholly into their region: the read that starts their frame
-     * asks only for its header ({@link #headerReadSize}), and a short tail after a partial read is
-     * read directly too. One more system call per frame is nothing next to copying most of a large
-     * payload out of a pool buffer. Smaller payloads arrive with the reads of whole bursts of frames
-     * (measured with rdma-bench: header-sized reads in front of 64 KiB frames cost a third of the
-     * throughput, and gain nothing at 1 MiB over pool reads, but keep large payloads zero-copy).
-     */
-    static final int LARGE_PAYLOAD = 256 * 1024;
-    /** The longest header of a data frame (length field, common header, RDMA WRITE's opcode header). */
-    static final int LARGEST_DATA_HEADER = TcpRdmaFrame.LENGTH_FIELD + TcpRdmaFrame.COMMON_HEADER + 16;
     /** Input queued while the sink is blocked before reading stops. */
     private static final long MAX_QUEUED_WHILE_BLOCKED = 1 << 20;
 
     private final FrameSink sink;
-    private final int maxFrame;
     private final ArrayDeque<ByteBuf> input = new ArrayDeque<>();
+    private final CRC32C crc = new CRC32C();
     private ByteBuf header;
-    private State state = State.LENGTH;
-    private int frameLength;
+    private ByteBuf trailer;
+    private State state = State.MPA_HEADER;
+    private boolean crcOn;
+    private int ulpduLength;
     private int headerLength;
-    private int opcode;
-    private int flags;
-    private int msn;
     private int payloadLength;
     private int payloadDone;
+    private int trailerLength;
     private boolean tagged;
     private boolean placing;
     private ByteBuf gathered;
     private ChannelHandlerContext ctx;
     /** The buffer handed to the socket read that wraps the destination itself (no copy needed). */
     private ByteBuf direct;
-    /** The last frame was a tagged payload of at least {@link #LARGE_PAYLOAD} bytes. */
-    private boolean lastFrameLarge;
 
-    /** @param maxPayload the largest payload accepted (the device's max message size) */
-    FrameDecoder(FrameSink sink, int maxPayload) {
+    FrameDecoder(FrameSink sink) {
         this.sink = sink;
-        this.maxFrame = maxPayload + 64;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
         header = ctx.alloc().directBuffer(64);
+        trailer = ctx.alloc().directBuffer(8);
     }
 
     @Override
@@ -81,10 +70,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     }
 
     private void releaseAll() {
-        ByteBuf b;
-        while ((b = input.poll()) != null) {
-            b.release();
-        }
+        dropInput();
         if (gathered != null) {
             gathered.release();
             gathered = null;
@@ -92,8 +78,8 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         if (header != null) {
             header.release();
             header = null;
+            trailer.release();
         }
-        state = State.FAILED;
     }
 
     @Override
@@ -107,6 +93,18 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         process();
     }
 
+    /** The MPA exchange is done: FPDUs follow, with or without CRC (event loop). */
+    void startFpdus(boolean withCrc) {
+        crcOn = withCrc;
+        if (state == State.AWAIT_FPDUS || state == State.MPA_HEADER) {
+            state = State.LENGTH;
+            header.clear();
+        }
+        if (ctx != null && !input.isEmpty()) {
+            process();
+        }
+    }
+
     /** Continues after the sink stopped blocking. */
     void resume() {
         process();
@@ -116,7 +114,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     }
 
     private void process() {
-        while (state != State.FAILED) {
+        while (state != State.FAILED && state != State.AWAIT_FPDUS) {
             if (sink.blocked()) {
                 // keep reading while little is queued: a peer that goes away is then noticed (NIO
                 // sees the end of the stream only by reading); stop reading beyond that
@@ -149,66 +147,108 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
     private void step(ByteBuf in) {
         switch (state) {
-            case LENGTH -> {
-                if (fillHeader(in, TcpRdmaFrame.LENGTH_FIELD)) {
-                    frameLength = header.readInt();
-                    header.clear();
-                    if (frameLength < TcpRdmaFrame.COMMON_HEADER || frameLength > maxFrame) {
-                        fail("frame length " + frameLength);
-                        return;
-                    }
-                    headerLength = TcpRdmaFrame.COMMON_HEADER;
-                    state = State.HEADER;
-                }
-            }
-            case HEADER -> readHeader(in);
+            case MPA_HEADER -> mpaHeader(in);
+            case MPA_PRIVATE -> mpaPrivateData(in);
+            case LENGTH -> length(in);
+            case CONTROL -> control(in);
+            case HEADER -> segmentHeader(in);
             case PAYLOAD -> readPayload(in);
-            case FAILED -> in.skipBytes(in.readableBytes());
+            case TRAILER -> trailer(in);
+            default -> in.skipBytes(in.readableBytes());
         }
     }
 
     private boolean fillHeader(ByteBuf in, int wanted) {
         int n = Math.min(wanted - header.readableBytes(), in.readableBytes());
+        if (crcOn && n > 0) {
+            crc(in, in.readerIndex(), n);
+        }
         header.writeBytes(in, n);
         return header.readableBytes() == wanted;
     }
 
-    private void readHeader(ByteBuf in) {
+    // ---- MPA request / reply ---------------------------------------------------------------------
+
+    private void mpaHeader(ByteBuf in) {
+        if (!fillHeader(in, Mpa.FRAME_HEADER)) {
+            return;
+        }
+        int length = header.getUnsignedShort(Mpa.FRAME_HEADER - 2);
+        if (length > Mpa.MAX_PRIVATE_DATA) {
+            fail(TerminateCode.MPA_FPDU, "MPA private data length " + length);
+            return;
+        }
+        payloadLength = length;
+        gathered = length == 0 ? Unpooled.EMPTY_BUFFER : ctx.alloc().heapBuffer(length);
+        state = State.MPA_PRIVATE;
+        if (length == 0) {
+            endMpaFrame();
+        }
+    }
+
+    private void mpaPrivateData(ByteBuf in) {
+        gathered.writeBytes(in, Math.min(payloadLength - gathered.readableBytes(), in.readableBytes()));
+        if (gathered.readableBytes() == payloadLength) {
+            endMpaFrame();
+        }
+    }
+
+    private void endMpaFrame() {
+        ByteBuf data = gathered;
+        gathered = null;
+        state = State.AWAIT_FPDUS;
+        sink.mpaFrame(header, data); // may call startFpdus
+        if (state == State.AWAIT_FPDUS) {
+            header.clear();
+        }
+    }
+
+    // ---- FPDUs -----------------------------------------------------------------------------------
+
+    private void length(ByteBuf in) {
+        if (header.readableBytes() == 0) {
+            crc.reset();
+        }
+        if (!fillHeader(in, Mpa.LENGTH_FIELD)) {
+            return;
+        }
+        ulpduLength = header.readUnsignedShort();
+        header.clear();
+        state = State.CONTROL;
+    }
+
+    private void control(ByteBuf in) {
+        if (!fillHeader(in, 2)) {
+            return;
+        }
+        int ddp = header.getUnsignedByte(0);
+        int rdmap = header.getUnsignedByte(1);
+        if ((ddp & Iwarp.DDP_VERSION_MASK) != Iwarp.DDP_VERSION) {
+            fail((ddp & Iwarp.DDP_TAGGED) != 0 ? TerminateCode.DDP_TAGGED_VERSION : TerminateCode.DDP_INVALID_QN,
+                    "DDP version");
+            return;
+        }
+        if ((rdmap & Iwarp.RDMAP_VERSION_MASK) != Iwarp.RDMAP_VERSION) {
+            fail(TerminateCode.RDMAP_VERSION, "RDMAP version");
+            return;
+        }
+        tagged = (ddp & Iwarp.DDP_TAGGED) != 0;
+        headerLength = tagged ? Iwarp.TAGGED_HEADER : Iwarp.UNTAGGED_HEADER;
+        if (ulpduLength < headerLength) {
+            fail(TerminateCode.MPA_FPDU, "ULPDU length " + ulpduLength);
+            return;
+        }
+        state = State.HEADER;
+    }
+
+    private void segmentHeader(ByteBuf in) {
         if (!fillHeader(in, headerLength)) {
             return;
         }
-        if (headerLength == TcpRdmaFrame.COMMON_HEADER) {
-            opcode = header.getUnsignedByte(TcpRdmaFrame.OPCODE_OFFSET);
-            int extra = TcpRdmaFrame.opcodeHeaderLength(opcode);
-            if (extra < 0) {
-                fail("unknown opcode " + opcode);
-                return;
-            }
-            if (extra > 0) {
-                headerLength += extra;
-                if (frameLength < headerLength) {
-                    fail("frame shorter than its header");
-                    return;
-                }
-                return; // read the opcode header next
-            }
-        }
-        startPayload();
-    }
-
-    private void startPayload() {
-        flags = header.getUnsignedByte(TcpRdmaFrame.FLAGS_OFFSET);
-        msn = header.getInt(TcpRdmaFrame.MSN_OFFSET);
-        header.readerIndex(TcpRdmaFrame.COMMON_HEADER);
-        payloadLength = frameLength - headerLength;
+        payloadLength = ulpduLength - headerLength;
         payloadDone = 0;
-        if (payloadLength > 0 && !TcpRdmaFrame.hasPayload(opcode)) {
-            fail("opcode " + opcode + " with a payload");
-            return;
-        }
-        tagged = opcode == TcpRdmaFrame.RDMA_WRITE || opcode == TcpRdmaFrame.READ_RESPONSE;
         if (tagged) {
-            placing = sink.beginTagged(opcode, flags, msn, header, payloadLength);
+            placing = sink.beginTagged(header, payloadLength);
             if (state == State.FAILED) {
                 return;
             }
@@ -217,7 +257,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         }
         state = State.PAYLOAD;
         if (payloadLength == 0) {
-            endFrame();
+            startTrailer();
         }
     }
 
@@ -227,35 +267,18 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
      */
     ByteBuf placementBuffer() {
         int remaining = payloadLength - payloadDone;
-        if (state != State.PAYLOAD || !tagged || !placing || !input.isEmpty()
-                || remaining < DIRECT_MIN && payloadLength < LARGE_PAYLOAD) {
+        if (state != State.PAYLOAD || !tagged || !placing || !input.isEmpty() || remaining < DIRECT_MIN) {
             return null;
         }
         direct = sink.placementTarget(payloadDone, remaining);
         return direct;
     }
 
-    /**
-     * How many bytes the next socket read should ask for when it starts a frame after a large tagged
-     * one ({@link #LARGE_PAYLOAD}), or 0 for no limit. Reading only up to the end of the largest
-     * header keeps a large payload that follows out of pool buffers: it is then read straight into
-     * its region ({@link #placementBuffer}). After smaller frames reads stay large, so a burst of
-     * them still arrives with one system call.
-     */
-    int headerReadSize() {
-        if (!lastFrameLarge || !input.isEmpty()) {
-            return 0;
-        }
-        int consumed = switch (state) {
-            case LENGTH -> header.readableBytes();
-            case HEADER -> TcpRdmaFrame.LENGTH_FIELD + header.readableBytes();
-            default -> -1;
-        };
-        return consumed < 0 ? 0 : Math.max(1, LARGEST_DATA_HEADER - consumed);
-    }
-
     private void readPayload(ByteBuf in) {
         int n = Math.min(payloadLength - payloadDone, in.readableBytes());
+        if (crcOn && n > 0) {
+            crc(in, in.readerIndex(), n);
+        }
         if (tagged) {
             if (placing && n > 0 && in != direct) {
                 sink.place(in, n, payloadDone);
@@ -266,14 +289,34 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         }
         payloadDone += n;
         if (payloadDone == payloadLength) {
-            endFrame();
+            startTrailer();
         }
     }
 
-    private void endFrame() {
-        state = State.LENGTH;
+    private void startTrailer() {
         direct = null;
-        lastFrameLarge = tagged && payloadLength >= LARGE_PAYLOAD;
+        trailerLength = Mpa.padding(ulpduLength) + Mpa.CRC_LENGTH;
+        trailer.clear();
+        state = State.TRAILER;
+    }
+
+    /** Pad and CRC: the pad counts into the CRC; the segment header stays in {@link #header}. */
+    private void trailer(ByteBuf in) {
+        int padding = trailerLength - Mpa.CRC_LENGTH;
+        int n = Math.min(trailerLength - trailer.readableBytes(), in.readableBytes());
+        int padLeft = Math.max(0, padding - trailer.readableBytes());
+        if (crcOn && padLeft > 0) {
+            crc(in, in.readerIndex(), Math.min(n, padLeft));
+        }
+        trailer.writeBytes(in, n);
+        if (trailer.readableBytes() < trailerLength) {
+            return;
+        }
+        if (crcOn && (int) crc.getValue() != trailer.getInt(padding)) {
+            fail(TerminateCode.MPA_CRC, "CRC mismatch");
+            return;
+        }
+        state = State.LENGTH;
         if (tagged) {
             if (placing) {
                 sink.endTagged();
@@ -281,15 +324,25 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         } else {
             ByteBuf payload = gathered;
             gathered = null;
-            sink.frame(opcode, flags, msn, header, payload);
+            sink.untagged(header, payload);
         }
         if (header != null) {
             header.clear();
         }
     }
 
+    private void crc(ByteBuf b, int index, int n) {
+        ByteBuffer view = b.nioBufferCount() == 1 ? b.internalNioBuffer(index, n) : b.nioBuffer(index, n);
+        crc.update(view);
+    }
+
     /** The sink found the stream bad: drop all input from now on. */
     void abort() {
+        state = State.FAILED;
+        dropInput();
+    }
+
+    private void dropInput() {
         state = State.FAILED;
         ByteBuf b;
         while ((b = input.poll()) != null) {
@@ -297,12 +350,8 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void fail(String why) {
-        state = State.FAILED;
-        ByteBuf b;
-        while ((b = input.poll()) != null) {
-            b.release();
-        }
-        sink.malformed(why);
+    private void fail(TerminateCode code, String why) {
+        dropInput();
+        sink.malformed(code, why);
     }
 }

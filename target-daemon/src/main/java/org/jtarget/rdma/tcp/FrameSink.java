@@ -3,38 +3,46 @@ package org.jtarget.rdma.tcp;
 import io.netty.buffer.ByteBuf;
 
 /**
- * What the {@link FrameDecoder} hands each frame to (one connection). Payloads of control frames and
- * SENDs arrive whole; tagged payloads (RDMA WRITE, READ RESPONSE) are streamed to {@link #place}
- * as they come off the socket, so they are copied once, into the registered region.
+ * What the {@link FrameDecoder} hands the connection's input to: the MPA request or reply, then each
+ * DDP segment. Untagged segments (SEND, READ request, TERMINATE) arrive whole, after their CRC was
+ * checked; tagged payloads (RDMA WRITE, READ response) are streamed to {@link #place} as they come
+ * off the socket, so they are copied once, into the registered region (the CRC, when on, is checked
+ * at the segment's end, before {@link #endTagged}; a mismatch terminates the connection).
  */
 interface FrameSink {
 
-    /** A control frame or a SEND with its whole payload; the sink consumes (releases) {@code payload}. */
-    void frame(int opcode, int flags, int msn, ByteBuf header, ByteBuf payload);
+    /** An MPA request or reply: {@code header} its 20 bytes (borrowed), {@code privateData} consumed. */
+    void mpaFrame(ByteBuf header, ByteBuf privateData);
 
     /**
-     * A tagged frame starts ({@code header}: its opcode header, borrowed).
+     * An untagged segment ({@code header}: its 18-byte DDP/RDMAP header, borrowed); the sink consumes
+     * (releases) {@code payload}.
+     */
+    void untagged(ByteBuf header, ByteBuf payload);
+
+    /**
+     * A tagged segment starts ({@code header}: its 14-byte DDP/RDMAP header, borrowed).
      *
      * @return true to receive its payload through {@link #place}, false to discard it
      */
-    boolean beginTagged(int opcode, int flags, int msn, ByteBuf header, int payloadLength);
+    boolean beginTagged(ByteBuf header, int payloadLength);
 
-    /** Borrows {@code n} readable bytes of {@code src} at {@code messageOffset} of the tagged payload. */
-    void place(ByteBuf src, int n, long messageOffset);
+    /** Borrows {@code n} readable bytes of {@code src} at {@code segmentOffset} of the tagged payload. */
+    void place(ByteBuf src, int n, long segmentOffset);
 
     /**
      * A buffer (empty, writable) over the memory where the tagged payload continues at
-     * {@code messageOffset}, at most {@code max} bytes, or null; the socket reads into it directly
+     * {@code segmentOffset}, at most {@code max} bytes, or null; the socket reads into it directly
      * and the decoder then does not call {@link #place} for it.
      */
-    ByteBuf placementTarget(long messageOffset, int max);
+    ByteBuf placementTarget(long segmentOffset, int max);
 
-    /** The tagged frame's payload is complete. */
+    /** The tagged segment's payload is complete (and its CRC, if on, checked). */
     void endTagged();
 
-    /** Whether the sink cannot take another frame now (a SEND waits for a receive: RNR). */
+    /** Whether the sink cannot take another segment now (a store endpoint's access is in progress). */
     boolean blocked();
 
-    /** The stream is malformed; the decoder drops everything after this. */
-    void malformed(String why);
+    /** The stream is malformed ({@code code} says how for the TERMINATE); nothing more is decoded. */
+    void malformed(TerminateCode code, String why);
 }

@@ -9,11 +9,9 @@ import io.netty.util.UncheckedBooleanSupplier;
 
 /**
  * Direct placement from the socket (the point of DDP): while the decoder is in the middle of a large
- * tagged payload, the next socket read goes straight into the destination region instead of a pool
- * buffer, so the payload is copied once, by the kernel. After a large tagged payload the read that
- * starts the next frame asks only for its header ({@link FrameDecoder#headerReadSize}), so that a
- * large payload behind it is not pulled into a pool buffer. Otherwise reads use adaptive pool
- * buffers of up to 1 MiB.
+ * tagged DDP segment, the next socket read goes straight into the destination region instead of a
+ * pool buffer, so that part is copied once, by the kernel. Otherwise reads use adaptive pool
+ * buffers of up to 1 MiB (a burst of small FPDUs then arrives with one system call).
  */
 final class PlacementRecvAllocator implements RecvByteBufAllocator {
 
@@ -42,8 +40,7 @@ final class PlacementRecvAllocator implements RecvByteBufAllocator {
             if (direct != null) {
                 return direct;
             }
-            int header = decoder.headerReadSize();
-            return header > 0 ? alloc.directBuffer(header, header) : delegate.allocate(alloc);
+            return delegate.allocate(alloc);
         }
 
         @Override

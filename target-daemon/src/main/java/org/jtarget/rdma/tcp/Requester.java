@@ -1,97 +1,141 @@
 package org.jtarget.rdma.tcp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.jtarget.rdma.SendFlags;
 import org.jtarget.rdma.SendQueueEntry;
-import org.jtarget.rdma.WorkCompletionStatus;
 import org.jtarget.rdma.WorkRequestOpcode;
 
 /**
  * The requester side of a connection (the RDMAP operations it starts): turns send-queue entries
- * into SEND, RDMA WRITE and READ REQUEST frames, and takes the responder's answers: an ACK
- * completes every request up to it, a NAK fails one and ends the connection, a READ RESPONSE is
- * placed into its READ's scatter list.
+ * into SEND (untagged queue 0), RDMA WRITE (tagged) and READ request (untagged queue 1) messages,
+ * each cut into DDP segments of at most {@link FrameOutput#MAX_SEGMENT_PAYLOAD}, and places READ
+ * responses into their READ's scatter list. SENDs and WRITEs complete once TCP has them (iWARP has
+ * no acknowledgements); a READ when its response's last segment is placed (RFC 5040: responses
+ * come back in request order).
  */
 final class Requester {
 
     private final TcpConnection connection;
     private final FrameOutput output;
     private final TaggedPlacement placement;
-    /** The READ RESPONSE being placed (event loop). */
-    private int responseMsn;
-    private int responseLength;
+    private final ByteBufAllocator alloc;
+    /** Next MSN of untagged queues 0 and 1 (DDP MSNs start at 1). */
+    private int sendMsn = 1;
+    private int readMsn = 1;
+    /** Request numbers of the READs awaiting their response, oldest first (event loop reads). */
+    private final int[] outstandingReads;
+    private final long[] readSinkTo;
+    private volatile int readsIssued;
+    private int readsCompleted;
+    /** The READ response segment being placed (event loop). */
+    private int responseRequest;
+    private long responseOffset;
+    private long responseLength;
 
-    Requester(TcpConnection connection, FrameOutput output, TaggedPlacement placement) {
+    Requester(TcpConnection connection, FrameOutput output, TaggedPlacement placement, ByteBufAllocator alloc,
+              int maxReads) {
         this.connection = connection;
         this.output = output;
         this.placement = placement;
+        this.alloc = alloc;
+        this.outstandingReads = new int[maxReads];
+        this.readSinkTo = new long[maxReads];
     }
 
-    /** Sends request {@code msn} (any thread; the output keeps the execution order). */
-    void send(SendQueueEntry e, int msn) {
-        int length = (int) e.totalLength();
-        ByteBuf h;
+    /** Sends request {@code number} (any thread; the output keeps the execution order). */
+    void send(SendQueueEntry e, int number) {
+        long length = e.totalLength();
         switch (e.opcode()) {
-            case SEND, SEND_WITH_IMM, SEND_WITH_INV -> {
-                int flags = ((e.sendFlags() & SendFlags.SOLICITED) != 0 ? TcpRdmaFrame.FLAG_SOLICITED : 0)
-                        | (e.opcode() == WorkRequestOpcode.SEND_WITH_IMM ? TcpRdmaFrame.FLAG_WITH_IMM : 0)
-                        | (e.opcode() == WorkRequestOpcode.SEND_WITH_INV ? TcpRdmaFrame.FLAG_WITH_INV : 0);
-                h = output.header(TcpRdmaFrame.SEND, flags, msn, length);
-                h.writeInt(e.immData()).writeInt(e.invalidateRkey());
-            }
-            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> {
-                int flags = e.opcode() == WorkRequestOpcode.RDMA_WRITE_WITH_IMM ? TcpRdmaFrame.FLAG_WITH_IMM : 0;
-                h = output.header(TcpRdmaFrame.RDMA_WRITE, flags, msn, length);
-                h.writeLong(e.remoteAddress()).writeInt(e.rkey()).writeInt(e.immData());
-            }
-            default -> {
-                h = output.header(TcpRdmaFrame.READ_REQUEST, 0, msn, 0);
-                h.writeLong(e.remoteAddress()).writeInt(e.rkey()).writeInt(length);
-                output.request(h);
-                return;
-            }
+            case SEND, SEND_WITH_INV -> sendMessage(e, length);
+            case RDMA_WRITE -> writeMessage(e, length);
+            default -> readRequest(e, number, (int) length);
         }
-        output.request(output.withPayload(h, e));
+        output.requestQueued(number);
     }
 
-    /** ACK: every request up to {@code msn} was executed. */
-    void ack(int msn) {
-        if (!connection.dataFrameAllowed() || !connection.qp().sent(msn)) {
-            connection.malformed("ACK for MSN " + msn + " never sent");
-            return;
-        }
-        connection.qp().acknowledged(msn);
+    private void sendMessage(SendQueueEntry e, long length) {
+        boolean solicited = (e.sendFlags() & SendFlags.SOLICITED) != 0;
+        boolean invalidate = e.opcode() == WorkRequestOpcode.SEND_WITH_INV;
+        int opcode = solicited ? (invalidate ? Iwarp.SEND_SOLICITED_INVALIDATE : Iwarp.SEND_SOLICITED)
+                : invalidate ? Iwarp.SEND_INVALIDATE : Iwarp.SEND;
+        int msn = sendMsn++;
+        long offset = 0;
+        do {
+            int n = (int) Math.min(FrameOutput.MAX_SEGMENT_PAYLOAD, length - offset);
+            boolean last = offset + n == length;
+            output.request(output.untagged(opcode, last, invalidate ? e.invalidateRkey() : 0, Iwarp.QUEUE_SEND, msn,
+                    (int) offset, FrameOutput.payload(alloc, e, offset, n)));
+            offset += n;
+        } while (offset < length);
     }
 
-    /** NAK: request {@code msn} failed with {@code status}; the connection ends. */
-    void nak(int msn, int status) {
-        WorkCompletionStatus[] all = WorkCompletionStatus.values();
-        if (!connection.dataFrameAllowed() || !connection.qp().sent(msn) || status <= 0 || status >= all.length) {
-            connection.malformed("bad NAK");
-            return;
-        }
-        connection.qp().nak(msn, all[status]);
-        connection.close();
+    private void writeMessage(SendQueueEntry e, long length) {
+        long offset = 0;
+        do {
+            int n = (int) Math.min(FrameOutput.MAX_SEGMENT_PAYLOAD, length - offset);
+            boolean last = offset + n == length;
+            output.request(output.tagged(Iwarp.RDMA_WRITE, last, e.rkey(), e.remoteAddress() + offset,
+                    FrameOutput.payload(alloc, e, offset, n)));
+            offset += n;
+        } while (offset < length);
     }
 
-    /** A READ RESPONSE for {@code msn} starts: true to place it into the READ's elements. */
-    boolean beginReadResponse(int msn, int payloadLength) {
+    /**
+     * A READ request names a sink: the first element's lkey and address (the responder sends its
+     * response there; this side places responses in request order across all the READ's elements).
+     */
+    private void readRequest(SendQueueEntry e, int number, int length) {
+        int sinkStag = e.numSge() > 0 ? e.region(0).lkey() : 0;
+        long sinkTo = e.numSge() > 0 ? e.region(0).address() + e.offset(0) : 0;
+        int slot = Math.floorMod(readsIssued, outstandingReads.length);
+        outstandingReads[slot] = number;
+        readSinkTo[slot] = sinkTo;
+        readsIssued++;
+        ByteBuf p = alloc.directBuffer(Iwarp.READ_REQUEST_PAYLOAD);
+        p.writeInt(sinkStag).writeLong(sinkTo).writeInt(length).writeInt(e.rkey()).writeLong(e.remoteAddress());
+        output.request(output.untagged(Iwarp.READ_REQUEST, true, 0, Iwarp.QUEUE_READ_REQUEST, readMsn++, 0, p));
+    }
+
+    /** A READ response segment starts: true to place it into the oldest READ's elements. */
+    boolean beginReadResponse(ByteBuf header, int payloadLength) {
         if (!connection.dataFrameAllowed()) {
             return false;
         }
-        SendQueueEntry e = connection.qp().readEntry(msn);
-        if (e == null || e.totalLength() != payloadLength) {
-            connection.malformed("unexpected READ RESPONSE for MSN " + msn);
+        if (readsCompleted == readsIssued) {
+            connection.malformed(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "READ response without a READ");
             return false;
         }
-        placement.intoEntry(e);
-        responseMsn = msn;
-        responseLength = payloadLength;
+        int slot = Math.floorMod(readsCompleted, outstandingReads.length);
+        responseRequest = outstandingReads[slot];
+        SendQueueEntry e = connection.qp().readEntry(responseRequest);
+        long offset = header.getLong(Iwarp.TO_OFFSET) - readSinkTo[slot];
+        if (e == null || offset < 0 || offset + payloadLength > e.totalLength()) {
+            connection.malformed(TerminateCode.DDP_BASE_BOUNDS, "READ response outside its READ");
+            return false;
+        }
+        placement.intoEntry(e, offset);
+        responseOffset = offset;
+        responseLength = e.totalLength();
+        last = (header.getUnsignedByte(0) & Iwarp.DDP_LAST) != 0;
+        segmentLength = payloadLength;
         return true;
     }
 
-    /** The READ RESPONSE is placed: the READ completes. */
+    private boolean last;
+    private int segmentLength;
+
+    /** A READ response segment is placed: on the last one the READ completes. */
     void endReadResponse() {
-        connection.qp().readCompleted(responseMsn, placement.takeEntry(), responseLength);
+        SendQueueEntry e = placement.takeEntry();
+        if (!last) {
+            return;
+        }
+        if (responseOffset + segmentLength != responseLength) {
+            connection.malformed(TerminateCode.DDP_BASE_BOUNDS, "READ response shorter than its READ");
+            return;
+        }
+        readsCompleted++;
+        connection.qp().readCompleted(responseRequest, e, (int) responseLength);
     }
 }

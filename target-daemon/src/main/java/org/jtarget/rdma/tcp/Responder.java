@@ -1,301 +1,254 @@
 package org.jtarget.rdma.tcp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.jtarget.rdma.AccessFlag;
 import org.jtarget.rdma.InboundPayload;
 import org.jtarget.rdma.MemoryRegion;
 import org.jtarget.rdma.WorkCompletionStatus;
 import org.jtarget.rdma.WorkRequestOpcode;
 
-import java.util.concurrent.TimeUnit;
-
 /**
  * The responder side of a connection (the RDMAP operations the peer asks for), on the event loop:
- * executes requests strictly in MSN order (a SEND consumes a receive, or waits for one as for RNR;
- * an RDMA WRITE is placed into its region; a READ REQUEST is answered from its region), hands
- * accesses to store endpoints to {@link StoreAccess}, acknowledges executed requests once per read
- * burst and refuses a failed one with a NAK that ends the connection.
+ * executes messages in arrival order. A SEND consumes the oldest receive (none posted: DDP "no
+ * buffer" TERMINATE, iWARP has no RNR); an RDMA WRITE segment is placed into its region; a READ
+ * request is answered from its region, its response cut into segments. Accesses to store endpoints
+ * go to {@link StoreAccess}, which holds later messages back until each access is done, so a READ
+ * is answered only after every earlier WRITE reached the store. Any failure sends a TERMINATE with
+ * the layer, error type and code of RFC 5040 7.2 and ends the connection.
  */
 final class Responder {
 
-    /** The RNR back-off per retry the responder applies on the requester's behalf. */
-    private static final long RNR_TIMER_MICROS = 1000;
-    /** Acknowledge at least every this many placed bytes (see {@link #acknowledge}). */
-    private static final int ACK_EVERY_BYTES = 256 * 1024;
+    /** READ requests this side takes at once (its IRD in the MPA exchange). */
+    static final int IRD = 64;
 
     private final TcpConnection connection;
     private final FrameOutput output;
     private final TaggedPlacement placement;
     private final StoreAccess store;
-    private final Runnable retryHeld = this::retryHeld;
-    private final InboundPayload heldCopy = this::copyHeld;
-    private int peerRnrRetry = 7;
-    private int expectedMsn;
-    // executed, not yet acknowledged
-    private boolean ackPending;
-    private int ackMsn;
-    private int unackedBytes;
-    /** A SEND (payload) or WRITE with immediate (no payload) waiting for a receive. */
-    private ByteBuf heldPayload;
-    private int heldMsn;
-    private int heldFlags;
-    private int heldImm;
-    private int heldInv;
-    private int heldLength;
-    private volatile boolean holding;
-    private long holdGeneration;
-    /** The RDMA WRITE being placed. */
-    private int writeMsn;
-    private int writeFlags;
-    private int writeImm;
-    private int writeLength;
+    private final ByteBufAllocator alloc;
+    private final InboundPayload sendCopy = this::copySend;
+    /** Next MSN expected on untagged queues 0 (SEND) and 1 (READ request). */
+    private int sendMsn = 1;
+    private int readMsn = 1;
+    /** A SEND of several segments being gathered (null between messages). */
+    private ByteBuf sendMessage;
+    private ByteBuf sendPayload;
+    /** The RDMA WRITE segment being placed. */
     private boolean writeToStore;
+    private int writeLength;
+    /** READ responses written but not yet handed to TCP (the IRD counts them). */
+    private int readsInProgress;
+    private final Runnable readSent = () -> readsInProgress--;
 
-    Responder(TcpConnection connection, FrameOutput output, TaggedPlacement placement) {
+    Responder(TcpConnection connection, FrameOutput output, TaggedPlacement placement, ByteBufAllocator alloc) {
         this.connection = connection;
         this.output = output;
         this.placement = placement;
-        this.store = new StoreAccess(connection, this, output, placement);
+        this.alloc = alloc;
+        this.store = new StoreAccess(connection, this, placement);
     }
 
-    /** How often the requester lets a SEND wait for a receive (its rnr_retry; 7 = forever). */
-    void peerRnrRetry(int retry) {
-        peerRnrRetry = retry;
-    }
-
-    /** Whether request {@code msn} may be executed: the connection is up and it is the next one. */
-    private boolean inOrder(int msn) {
-        if (!connection.dataFrameAllowed()) {
-            return false;
-        }
-        if (msn != expectedMsn) {
-            connection.malformed("MSN " + msn + ", expected " + expectedMsn);
-            return false;
-        }
-        expectedMsn++;
-        return true;
-    }
-
-    /** Whether no further request can be taken now (a SEND waits for a receive, a store access runs). */
+    /** Whether no further segment can be taken now (a store access runs). */
     boolean blocked() {
-        return holding || store.busy();
+        return store.busy();
     }
 
-    // ---- SEND and WRITE with immediate: receives ---------------------------------------------------
+    // ---- SEND ----------------------------------------------------------------------------------------
 
-    /** An inbound SEND; true if it keeps {@code payload} (waiting for a receive). */
-    boolean send(int flags, int msn, ByteBuf header, ByteBuf payload) {
-        if (!inOrder(msn)) {
-            return false;
-        }
-        heldMsn = msn;
-        heldFlags = flags;
-        heldImm = header.readInt();
-        heldInv = header.readInt();
-        heldLength = payload.readableBytes();
-        heldPayload = payload;
-        if (deliverHeld()) {
-            heldPayload = null;
-            return false;
-        }
-        return true; // RNR: keep the payload until a receive is posted
-    }
-
-    /** Tries to deliver the held SEND (or WRITE immediate); true when it is done (delivered or failed). */
-    private boolean deliverHeld() {
-        WorkRequestOpcode op = (heldFlags & TcpRdmaFrame.FLAG_WITH_INV) != 0 ? WorkRequestOpcode.SEND_WITH_INV
-                : heldPayload == null ? WorkRequestOpcode.RDMA_WRITE_WITH_IMM
-                : (heldFlags & TcpRdmaFrame.FLAG_WITH_IMM) != 0 ? WorkRequestOpcode.SEND_WITH_IMM : WorkRequestOpcode.SEND;
-        InboundPayload p = heldPayload == null ? null : heldCopy;
-        WorkCompletionStatus st = connection.qp().receive(p, heldLength, op, heldImm, heldInv,
-                (heldFlags & TcpRdmaFrame.FLAG_SOLICITED) != 0);
-        if (st == WorkCompletionStatus.SUCCESS) {
-            acknowledge(heldMsn, heldLength);
-            return true;
-        }
-        if (st == WorkCompletionStatus.RNR_RETRY_EXC_ERR && peerRnrRetry != 0) {
-            hold();
-            return false;
-        }
-        respondError(heldMsn, st);
-        return true;
-    }
-
-    private void copyHeld(long payloadOffset, MemoryRegion dst, long dstOffset, int length) {
-        Placement.copy(heldPayload, heldPayload.readerIndex() + (int) payloadOffset, length, dst, dstOffset);
-    }
-
-    private void hold() {
-        holding = true;
-        long generation = ++holdGeneration;
-        if (peerRnrRetry != 7) {
-            // IBA 9.7.5.2.8: the requester gives up after rnr_retry RNR NAKs of min_rnr_timer each
-            connection.eventLoop().schedule(() -> rnrTimeout(generation), peerRnrRetry * RNR_TIMER_MICROS,
-                    TimeUnit.MICROSECONDS);
-        }
-    }
-
-    private void rnrTimeout(long generation) {
-        if (holding && generation == holdGeneration) {
-            holding = false;
-            int msn = heldMsn;
-            releaseHeld();
-            respondError(msn, WorkCompletionStatus.RNR_RETRY_EXC_ERR);
-            flushResponses();
-        }
-    }
-
-    /** The queue pair got a receive (any thread). */
-    void receivePosted() {
-        if (holding) {
-            connection.eventLoop().execute(retryHeld);
-        }
-    }
-
-    private void retryHeld() {
-        if (!holding || !connection.established()) {
+    /** A segment of a SEND message (untagged queue 0); consumes {@code payload}. */
+    void send(ByteBuf header, ByteBuf payload) {
+        int msn = header.getInt(Iwarp.MSN_OFFSET);
+        int mo = header.getInt(Iwarp.MO_OFFSET);
+        boolean last = (header.getUnsignedByte(0) & Iwarp.DDP_LAST) != 0;
+        int gathered = sendMessage == null ? 0 : sendMessage.readableBytes();
+        if (msn != sendMsn) {
+            payload.release();
+            terminate(TerminateCode.DDP_MSN_RANGE, "SEND MSN " + msn + ", expected " + sendMsn);
             return;
         }
-        holding = false;
-        if (deliverHeld()) {
-            releaseHeld();
-            resumeDecoding();
+        if (mo != gathered) {
+            payload.release();
+            terminate(TerminateCode.DDP_INVALID_MO, "SEND offset " + mo + ", expected " + gathered);
+            return;
+        }
+        if (gathered + (long) payload.readableBytes() > connection.maxMessageSize()) {
+            payload.release();
+            terminate(TerminateCode.DDP_TOO_LONG, "SEND longer than the largest message");
+            return;
+        }
+        if (!last) {
+            if (sendMessage == null) {
+                sendMessage = alloc.directBuffer(payload.readableBytes() * 2);
+            }
+            sendMessage.writeBytes(payload);
+            payload.release();
+            return;
+        }
+        ByteBuf whole = payload;
+        if (sendMessage != null) {
+            sendMessage.writeBytes(payload);
+            payload.release();
+            whole = sendMessage;
+            sendMessage = null;
+        }
+        sendMsn++;
+        deliver(header, whole);
+    }
+
+    private void deliver(ByteBuf header, ByteBuf message) {
+        int opcode = header.getUnsignedByte(1) & Iwarp.OPCODE_MASK;
+        boolean invalidate = opcode == Iwarp.SEND_INVALIDATE || opcode == Iwarp.SEND_SOLICITED_INVALIDATE;
+        boolean solicited = opcode == Iwarp.SEND_SOLICITED || opcode == Iwarp.SEND_SOLICITED_INVALIDATE;
+        int length = message.readableBytes();
+        sendPayload = message;
+        WorkCompletionStatus st;
+        try {
+            st = connection.qp().receive(sendCopy, length,
+                    invalidate ? WorkRequestOpcode.SEND_WITH_INV : WorkRequestOpcode.SEND, 0,
+                    invalidate ? header.getInt(Iwarp.INVALIDATE_STAG_OFFSET) : 0, solicited);
+        } finally {
+            sendPayload = null;
+            message.release();
+        }
+        switch (st) {
+            case SUCCESS -> { }
+            case RNR_RETRY_EXC_ERR -> terminate(TerminateCode.DDP_NO_BUFFER, "SEND without a receive posted");
+            case REM_INV_REQ_ERR -> terminate(TerminateCode.DDP_TOO_LONG, "SEND longer than its receive");
+            case REM_OP_ERR -> terminate(invalidate ? TerminateCode.RDMAP_INVALID_STAG
+                    : TerminateCode.RDMAP_CATASTROPHIC_LOCAL, "receive failed");
+            default -> terminate(TerminateCode.RDMAP_CATASTROPHIC_LOCAL, "queue pair not ready");
         }
     }
 
-    private void releaseHeld() {
-        holding = false;
-        if (heldPayload != null) {
-            heldPayload.release();
-            heldPayload = null;
-        }
+    private void copySend(long payloadOffset, MemoryRegion dst, long dstOffset, int length) {
+        Placement.copy(sendPayload, sendPayload.readerIndex() + (int) payloadOffset, length, dst, dstOffset);
     }
 
-    // ---- RDMA WRITE and READ REQUEST ---------------------------------------------------------------
+    // ---- RDMA WRITE and READ request -----------------------------------------------------------------
 
-    /** An RDMA WRITE starts: true to place its payload (into its region or a store's buffer). */
-    boolean beginWrite(int flags, int msn, ByteBuf header, int payloadLength) {
-        if (!inOrder(msn)) {
-            return false;
-        }
-        long address = header.readLong();
-        int rkey = header.readInt();
-        writeImm = header.readInt();
-        MemoryRegion mr = connection.qp().remote(rkey, address, payloadLength, AccessFlag.REMOTE_WRITE);
+    /** An RDMA WRITE segment starts: true to place its payload (into its region or a store's buffer). */
+    boolean beginWrite(ByteBuf header, int payloadLength) {
+        int stag = header.getInt(Iwarp.STAG_OFFSET);
+        long to = header.getLong(Iwarp.TO_OFFSET);
+        MemoryRegion mr = connection.qp().remote(stag, to, payloadLength, AccessFlag.REMOTE_WRITE);
         if (mr == null) {
-            respondError(msn, WorkCompletionStatus.REM_ACCESS_ERR);
+            terminate(connection.qp().knowsStag(stag) ? TerminateCode.DDP_BASE_BOUNDS : TerminateCode.DDP_INVALID_STAG,
+                    "WRITE to STag " + Integer.toHexString(stag));
             return false;
         }
         if (mr.remoteAccessHandler() != null) {
-            writeToStore = store.beginWrite(mr, msn, flags, address, payloadLength);
-            if (!writeToStore) {
-                return false;
-            }
+            writeToStore = store.beginWrite(mr, to, payloadLength);
         } else {
-            placement.intoRegion(mr, mr.offsetOf(address, payloadLength));
+            placement.intoRegion(mr, mr.offsetOf(to, payloadLength));
         }
-        writeMsn = msn;
-        writeFlags = flags;
         writeLength = payloadLength;
         return true;
     }
 
-    /** The WRITE's payload is placed: acknowledged, delivered as an immediate, or written to the store. */
+    /** The WRITE segment is placed (or gathered for the store, which now writes it). */
     void endWrite() {
         if (writeToStore) {
             writeToStore = false;
-            store.startWrite(writeMsn, writeLength);
+            store.startWrite(writeLength);
             return;
         }
         placement.releaseRegion();
-        if ((writeFlags & TcpRdmaFrame.FLAG_WITH_IMM) != 0) {
-            heldMsn = writeMsn;
-            heldFlags = writeFlags;
-            heldImm = writeImm;
-            heldInv = 0;
-            heldLength = writeLength;
-            heldPayload = null;
-            deliverHeld();
-        } else {
-            acknowledge(writeMsn, writeLength);
+    }
+
+    /** A READ request (untagged queue 1): answered from the region, or by the store endpoint behind it. */
+    void readRequest(ByteBuf header, ByteBuf payload) {
+        int msn = header.getInt(Iwarp.MSN_OFFSET);
+        try {
+            if (msn != readMsn || header.getInt(Iwarp.MO_OFFSET) != 0
+                    || (header.getUnsignedByte(0) & Iwarp.DDP_LAST) == 0) {
+                terminate(TerminateCode.DDP_MSN_RANGE, "READ request MSN " + msn + ", expected " + readMsn);
+                return;
+            }
+            if (payload.readableBytes() != Iwarp.READ_REQUEST_PAYLOAD) {
+                terminate(TerminateCode.DDP_TOO_LONG, "READ request of " + payload.readableBytes() + " bytes");
+                return;
+            }
+            readMsn++;
+            if (readsInProgress >= IRD) {
+                terminate(TerminateCode.MPA_INSUFFICIENT_IRD, "more than " + IRD + " READs outstanding");
+                return;
+            }
+            int i = payload.readerIndex();
+            read(payload.getInt(i), payload.getLong(i + 4), payload.getInt(i + 12), payload.getInt(i + 16),
+                    payload.getLong(i + 20));
+        } finally {
+            payload.release();
         }
     }
 
-    /** A READ REQUEST: answered from the region, or by the store endpoint behind it. */
-    void readRequest(int msn, ByteBuf header) {
-        if (!inOrder(msn)) {
-            return;
-        }
-        long address = header.readLong();
-        int rkey = header.readInt();
-        int length = header.readInt();
+    private void read(int sinkStag, long sinkTo, int length, int sourceStag, long sourceTo) {
         if (length < 0 || length > connection.maxMessageSize()) {
-            connection.malformed("READ length " + length);
+            terminate(TerminateCode.RDMAP_BASE_BOUNDS, "READ length " + length);
             return;
         }
-        MemoryRegion mr = connection.qp().remote(rkey, address, length, AccessFlag.REMOTE_READ);
+        MemoryRegion mr = connection.qp().remote(sourceStag, sourceTo, length, AccessFlag.REMOTE_READ);
         if (mr == null) {
-            respondError(msn, WorkCompletionStatus.REM_ACCESS_ERR);
+            terminate(connection.qp().knowsStag(sourceStag) ? TerminateCode.RDMAP_BASE_BOUNDS
+                    : TerminateCode.RDMAP_INVALID_STAG, "READ from STag " + Integer.toHexString(sourceStag));
             return;
         }
+        readsInProgress++;
         if (mr.remoteAccessHandler() != null) {
-            store.read(msn, mr, mr.offsetOf(address, length), length);
+            store.read(mr, mr.offsetOf(sourceTo, length), length, sinkStag, sinkTo);
             return;
         }
-        ByteBuf frame = output.header(TcpRdmaFrame.READ_RESPONSE, 0, msn, length);
-        if (length > 0) {
-            frame = output.withPayload(frame, Placement.view(mr, mr.offsetOf(address, length), length));
-        }
-        output.respond(frame, mr);
-        unackedBytes += length;
-        if (unackedBytes >= ACK_EVERY_BYTES) {
-            flushResponses();
-        }
+        respondRead(sinkStag, sinkTo, Placement.view(mr, mr.offsetOf(sourceTo, length), length), mr);
     }
-
-    // ---- ACK and NAK ---------------------------------------------------------------------------------
 
     /**
-     * Records an executed request. ACKs are coalesced per socket read burst, but not beyond
-     * {@link #ACK_EVERY_BYTES}: a requester whose send queue is full waits for them.
+     * Sends {@code data} (taken) as the READ response to sink {@code sinkStag}/{@code sinkTo}, cut
+     * into segments; {@code mr} (the region {@code data} is a view of, or null) is released once
+     * TCP has the last one.
      */
-    void acknowledge(int msn, int length) {
-        ackPending = true;
-        ackMsn = msn;
-        unackedBytes += length;
-        if (unackedBytes >= ACK_EVERY_BYTES) {
-            flushResponses();
-        }
+    void respondRead(int sinkStag, long sinkTo, ByteBuf data, MemoryRegion mr) {
+        int length = data.readableBytes();
+        int done = 0;
+        do {
+            int n = Math.min(FrameOutput.MAX_SEGMENT_PAYLOAD, length - done);
+            boolean last = done + n == length;
+            ByteBuf part = n == 0 ? null : data.retainedSlice(data.readerIndex() + done, n);
+            ByteBuf fpdu = output.tagged(Iwarp.READ_RESPONSE, last, sinkStag, sinkTo + done, part);
+            if (last) {
+                output.respond(fpdu, mr, readSent);
+            } else {
+                output.respond(fpdu);
+            }
+            done += n;
+        } while (done < length);
+        data.release();
     }
 
-    /** Sends the pending ACK and flushes the responses written so far. */
+    // ---- TERMINATE -----------------------------------------------------------------------------------
+
+    /** Flushes the responses written so far. */
     void flushResponses() {
-        if (ackPending) {
-            ackPending = false;
-            unackedBytes = 0;
-            output.respond(output.header(TcpRdmaFrame.ACK, 0, ackMsn, 0));
-        }
         output.flush();
     }
 
-    /** The responder refused request {@code msn}: NAK it and terminate the connection. */
-    void respondError(int msn, WorkCompletionStatus status) {
-        connection.beginTerminating(); // before the queue pair's ERROR asks for a close
-        flushResponses();
-        connection.qp().responderFailed();
-        connection.terminateAfter(output.header(TcpRdmaFrame.NAK, 0, msn, 0).writeInt(status.ordinal()));
+    /** This side refuses the stream: TERMINATE (queue 2) with {@code code}, then the connection ends. */
+    void terminate(TerminateCode code, String why) {
+        connection.terminate(code, why);
     }
 
-    /** Takes requests again after one had to wait (for a receive or a store access). */
+    /** Takes segments again after a store access. */
     void resumeDecoding() {
         flushResponses();
         connection.resumeDecoding();
         flushResponses();
     }
 
-    /** The connection is gone: what was held or being placed is let go. */
+    /** The connection is gone: what was gathered or being placed is let go. */
     void release() {
-        releaseHeld();
+        if (sendMessage != null) {
+            sendMessage.release();
+            sendMessage = null;
+        }
         placement.release();
         writeToStore = false;
         store.release();

@@ -7,31 +7,30 @@ import org.jtarget.rdma.WorkCompletionStatus;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * The responder's accesses to store endpoints (regions backed by a remote access handler). The
- * responder answers strictly in MSN order, because the requester takes ACKs and READ RESPONSEs as
- * cumulative. So while one access is in progress on the handler's executor, the connection takes
- * no further request (the decoder is blocked as for RNR); when the access completes, its ACK or
- * READ RESPONSE goes out on the event loop and decoding resumes. Store accesses of one queue pair
- * are thus serialised over tcp (they complete in order); concurrency comes from several queue
- * pairs. A WRITE with immediate to a store endpoint is refused (REM_ACCESS_ERR).
+ * The responder's accesses to store endpoints (regions backed by a remote access handler). Each
+ * RDMA WRITE segment to a store is gathered and handed to the store; while an access is in progress
+ * on the handler's executor, the connection takes no further segment (the decoder is blocked), so
+ * store WRITEs are executed in order and a READ request is answered only after every earlier WRITE
+ * of the connection reached the store. iWARP has no acknowledgements: a requester that needs its
+ * WRITEs durable follows them with an RDMA READ and waits for its response (RFC 5040 orders a READ
+ * response after the WRITEs before its request). A store that fails an access ends the connection
+ * with a TERMINATE (catastrophic local error).
  */
 final class StoreAccess {
 
     private final TcpConnection connection;
     private final Responder responder;
-    private final FrameOutput output;
     private final TaggedPlacement placement;
-    /** The store endpoint an inbound WRITE goes to, its offset, and the buffer gathering its payload. */
+    /** The store endpoint an inbound WRITE segment goes to, its offset, and the buffer gathering it. */
     private MemoryRegion writeRegion;
     private long writeOffset;
     private ByteBuf writeData;
-    /** An access is in progress: no further request is taken until it is answered. */
+    /** An access is in progress: no further segment is taken until it is done. */
     private volatile boolean busy;
 
-    StoreAccess(TcpConnection connection, Responder responder, FrameOutput output, TaggedPlacement placement) {
+    StoreAccess(TcpConnection connection, Responder responder, TaggedPlacement placement) {
         this.connection = connection;
         this.responder = responder;
-        this.output = output;
         this.placement = placement;
     }
 
@@ -39,13 +38,8 @@ final class StoreAccess {
         return busy;
     }
 
-    /** An RDMA WRITE to store endpoint {@code mr} starts: true to gather its payload. */
-    boolean beginWrite(MemoryRegion mr, int msn, int flags, long address, int payloadLength) {
-        if ((flags & TcpRdmaFrame.FLAG_WITH_IMM) != 0) {
-            mr.release();
-            responder.respondError(msn, WorkCompletionStatus.REM_ACCESS_ERR);
-            return false;
-        }
+    /** An RDMA WRITE segment to store endpoint {@code mr} starts: its payload is gathered. */
+    boolean beginWrite(MemoryRegion mr, long address, int payloadLength) {
         writeRegion = mr;
         writeOffset = mr.offsetOf(address, payloadLength);
         writeData = mr.remoteAccessHandler().allocate(payloadLength);
@@ -53,8 +47,8 @@ final class StoreAccess {
         return true;
     }
 
-    /** The WRITE's payload is gathered: the store writes it, and answers on the event loop. */
-    void startWrite(int msn, int length) {
+    /** The WRITE segment is gathered: the store writes it; the connection waits for it. */
+    void startWrite(int length) {
         MemoryRegion mr = writeRegion;
         ByteBuf data = writeData;
         writeRegion = null;
@@ -62,15 +56,15 @@ final class StoreAccess {
         placement.endGather();
         busy = true;
         mr.remoteAccessHandler().write(connection.qp(), writeOffset, data, (st, ignored) ->
-                onEventLoop(() -> writeDone(msn, mr, length, st), mr, null));
+                onEventLoop(() -> writeDone(mr, st), mr, null));
     }
 
-    /** A READ REQUEST of {@code length} bytes at {@code offset} of store endpoint {@code mr}. */
-    void read(int msn, MemoryRegion mr, long offset, int length) {
+    /** A READ request of {@code length} bytes at {@code offset} of store endpoint {@code mr}. */
+    void read(MemoryRegion mr, long offset, int length, int sinkStag, long sinkTo) {
         busy = true;
         responder.flushResponses();
         mr.remoteAccessHandler().read(connection.qp(), offset, length, (st, data) ->
-                onEventLoop(() -> readDone(msn, mr, length, st, data), mr, data));
+                onEventLoop(() -> readDone(mr, st, data, sinkStag, sinkTo), mr, data));
     }
 
     /**
@@ -89,34 +83,32 @@ final class StoreAccess {
         }
     }
 
-    private void writeDone(int msn, MemoryRegion mr, int length, WorkCompletionStatus status) {
+    private void writeDone(MemoryRegion mr, WorkCompletionStatus status) {
         mr.release();
         busy = false;
         if (!connection.established()) {
             return;
         }
         if (status != WorkCompletionStatus.SUCCESS) {
-            responder.respondError(msn, status);
+            responder.terminate(TerminateCode.RDMAP_CATASTROPHIC_LOCAL, "store write failed: " + status);
             return;
         }
-        responder.acknowledge(msn, length);
         responder.resumeDecoding();
     }
 
-    private void readDone(int msn, MemoryRegion mr, int length, WorkCompletionStatus status, ByteBuf data) {
+    private void readDone(MemoryRegion mr, WorkCompletionStatus status, ByteBuf data, int sinkStag, long sinkTo) {
         mr.release();
         busy = false;
-        if (!connection.established()) {
+        if (!connection.established() || status != WorkCompletionStatus.SUCCESS) {
             if (data != null) {
                 data.release();
             }
+            if (connection.established()) {
+                responder.terminate(TerminateCode.RDMAP_CATASTROPHIC_LOCAL, "store read failed: " + status);
+            }
             return;
         }
-        if (status != WorkCompletionStatus.SUCCESS) {
-            responder.respondError(msn, status);
-            return;
-        }
-        output.respond(output.withPayload(output.header(TcpRdmaFrame.READ_RESPONSE, 0, msn, length), data));
+        responder.respondRead(sinkStag, sinkTo, data, null);
         responder.resumeDecoding();
     }
 

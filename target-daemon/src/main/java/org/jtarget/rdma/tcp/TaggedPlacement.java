@@ -5,8 +5,9 @@ import org.jtarget.rdma.MemoryRegion;
 import org.jtarget.rdma.SendQueueEntry;
 
 /**
- * Where the tagged payload now arriving goes (DDP tagged placement, RFC 5041 4): a registered region
- * at an offset (an RDMA WRITE), the scatter list of the READ it answers (a READ RESPONSE), or a
+ * Where the tagged DDP segment now arriving goes (DDP tagged placement, RFC 5041 4): a registered region
+ * at an offset (an RDMA WRITE), the scatter list of the READ it answers at the segment's offset (a READ
+ * response), or a
  * buffer gathering it for a store endpoint. One per connection, reused for every frame; event loop
  * only. It owns the region of a WRITE until {@link #releaseRegion}; the READ's entry belongs to the
  * queue pair and the gathering buffer to {@link StoreAccess}.
@@ -16,6 +17,7 @@ final class TaggedPlacement {
     private MemoryRegion region;
     private long regionOffset;
     private SendQueueEntry entry;
+    private long entryOffset;
     private ByteBuf gather;
 
     /** The payload goes to {@code mr} from {@code offset} on; released by {@link #releaseRegion}. */
@@ -24,9 +26,10 @@ final class TaggedPlacement {
         regionOffset = offset;
     }
 
-    /** The payload is the data of READ {@code e}, placed across its elements. */
-    void intoEntry(SendQueueEntry e) {
+    /** The payload is the data of READ {@code e} from {@code offset} on, placed across its elements. */
+    void intoEntry(SendQueueEntry e, long offset) {
         entry = e;
+        entryOffset = offset;
     }
 
     /** The payload is appended to {@code buffer} (a store endpoint takes it whole). */
@@ -42,7 +45,7 @@ final class TaggedPlacement {
         } else if (region != null) {
             Placement.copy(src, index, n, region, regionOffset + messageOffset);
         } else {
-            placeInEntry(src, index, n, messageOffset);
+            placeInEntry(src, index, n, entryOffset + messageOffset);
         }
     }
 
@@ -78,6 +81,7 @@ final class TaggedPlacement {
             return Placement.view(region, regionOffset + messageOffset, max).clear();
         }
         SendQueueEntry e = entry;
+        messageOffset += entryOffset;
         long pos = 0;
         for (int i = 0; i < e.numSge(); i++) {
             long end = pos + e.length(i);

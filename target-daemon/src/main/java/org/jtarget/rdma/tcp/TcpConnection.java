@@ -2,6 +2,7 @@ package org.jtarget.rdma.tcp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -13,6 +14,7 @@ import org.jtarget.rdma.QueuePair;
 import org.jtarget.rdma.QueuePairState;
 import org.jtarget.rdma.RdmaException;
 import org.jtarget.rdma.SendQueueEntry;
+import org.jtarget.rdma.WorkCompletionStatus;
 import org.jtarget.rdma.cm.CmEventHandler;
 import org.jtarget.rdma.cm.CmEventType;
 import org.jtarget.rdma.cm.CmId;
@@ -25,22 +27,24 @@ import java.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One tcp-provider connection, the Netty handler of its channel: the connection manager's
- * handshake (CONNECT_REQUEST, ACCEPT, REJECT, DISCONNECT), then each data frame of its one queue
- * pair handed to the side it is for, and the connection's end (close, half-close after a NAK). The
- * layers under it can be swapped one by one: framing ({@link FrameDecoder} in, {@link FrameOutput}
- * out), placement ({@link TaggedPlacement}, {@link Placement}), and the operations of the
- * {@link Requester} (sending requests, taking ACK/NAK/READ RESPONSE) and the {@link Responder}
- * (executing the peer's requests in MSN order, store endpoints through {@link StoreAccess}).
- * State is single-writer on the channel's event loop, except what the connection manager's
- * thread sets before the handshake frame leaves.
+ * One iWARP connection, the Netty handler of its channel: the MPA request/reply exchange that the
+ * connection manager's connect, accept and reject map onto (RFC 5044 7.1, with RFC 6581's IRD/ORD
+ * word and ready-to-receive message), then each DDP segment of its one queue pair handed to the
+ * side it is for, and the connection's end (orderly close, or a TERMINATE followed by a half-close).
+ * The layers under it can be swapped one by one: framing ({@link FrameDecoder} in, {@link FrameOutput}
+ * out), placement ({@link TaggedPlacement}, {@link Placement}), and the RDMAP operations of the
+ * {@link Requester} and the {@link Responder} (store endpoints through {@link StoreAccess}). State is
+ * single-writer on the channel's event loop, except what the connection manager's thread sets
+ * before the MPA request leaves.
  */
 final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameSink, CmId {
 
     private static final Logger LOG = LoggerFactory.getLogger(TcpConnection.class);
     private static final byte[] NONE = new byte[0];
-    /** How long a connection terminated by a NAK waits for the requester to close it. */
+    /** How long a connection ended by a TERMINATE waits for the peer to close it. */
     private static final long TERMINATE_LINGER_SECONDS = 5;
+    /** What the first FPDU must be when the peer asked for peer-to-peer mode (RFC 6581 4). */
+    private enum Rtr { NONE, SEND, WRITE, READ }
 
     private enum Phase { NEW, REQUESTED, CONNECTING, ESTABLISHED, CLOSED }
 
@@ -56,10 +60,19 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     private volatile Phase phase;
     private volatile TcpQueuePair qp;
     private FrameDecoder decoder;
-    /** A NAK is on its way and the connection half-closes ({@link #terminate}); no hard close meanwhile. */
+    /** A TERMINATE is on its way and the connection half-closes ({@link #halfClose}); no hard close meanwhile. */
     private boolean terminating;
-    /** The tagged frame being placed is a READ RESPONSE (else an RDMA WRITE). */
+    /** The tagged segment being placed is a READ response (else an RDMA WRITE). */
     private boolean placingReadResponse;
+    /** The peer's MPA request: its revision, whether it is enhanced (RFC 6581), CRC wanted. */
+    private int peerRevision;
+    private boolean peerEnhanced;
+    private boolean crc;
+    /** Peer-to-peer mode: the RTR the peer will send first, and whether it arrived. */
+    private Rtr awaitingRtr = Rtr.NONE;
+    private Rtr offeredRtr = Rtr.NONE;
+    /** The peer's IRD from its MPA frame: how many READs this side may have outstanding. */
+    private int peerIrd = 1;
 
     /** A passive (server) end, created for an accepted socket. */
     TcpConnection(TcpConnectionManager cm, Channel channel, CmEventHandler listener) {
@@ -80,9 +93,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         this.qp = qp;
         this.requestData = data;
         this.phase = phase;
-        this.output = new FrameOutput(channel, alloc);
-        this.requester = new Requester(this, output, placement);
-        this.responder = new Responder(this, output, placement);
+        this.output = new FrameOutput(channel, alloc, this::requestsSent);
+        this.requester = new Requester(this, output, placement, alloc, cm.device().attributes().maxQpWr());
+        this.responder = new Responder(this, output, placement, alloc);
     }
 
     void decoder(FrameDecoder d) {
@@ -91,6 +104,13 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     boolean isActive() {
         return channel.isActive() && phase == Phase.ESTABLISHED;
+    }
+
+    private void requestsSent(int through) {
+        TcpQueuePair q = qp;
+        if (q != null && phase == Phase.ESTABLISHED) {
+            q.acknowledged(through);
+        }
     }
 
     // ---- CmId ------------------------------------------------------------------------------------
@@ -115,32 +135,63 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
             throw new RdmaException(Errno.EINVAL, "no pending connection request");
         }
         tqp.bind(this);
+        tqp.ordLimit(peerIrd);
         QueuePairBringUp.toReadyToSend(tqp, 0);
         qp = tqp;
         phase = Phase.ESTABLISHED;
-        ByteBuf f = TcpRdmaFrame.header(alloc, TcpRdmaFrame.CONNECT_ACCEPT, 0, 0, data.length);
-        f.writeByte(tqp.requesterRnrRetry()).writeByte(0).writeShort(0).writeBytes(data);
+        channel.eventLoop().execute(() -> sendReply(data));
+    }
+
+    /** The MPA reply accepting the connection; FPDUs follow it in both directions (event loop). */
+    private void sendReply(byte[] data) {
+        int flags = (crc ? Mpa.FLAG_CRC : 0) | (peerEnhanced ? Mpa.FLAG_ENHANCED : 0);
+        byte[] pd = data;
+        if (peerEnhanced) {
+            int ird = Responder.IRD | (offeredRtr != Rtr.NONE ? Mpa.IRD_PEER_TO_PEER : 0)
+                    | (offeredRtr == Rtr.SEND ? Mpa.IRD_RTR_SEND : 0);
+            int ord = Responder.IRD | (offeredRtr == Rtr.WRITE ? Mpa.ORD_RTR_WRITE : 0)
+                    | (offeredRtr == Rtr.READ ? Mpa.ORD_RTR_READ : 0);
+            pd = Mpa.withIrdOrd(ird, ord, data);
+        }
+        ByteBuf f = alloc.heapBuffer(Mpa.FRAME_HEADER + pd.length);
+        Mpa.writeFrame(f, Mpa.REPLY_KEY, flags, peerRevision, pd);
         channel.writeAndFlush(f);
-        cm.event(handler, CmEventType.ESTABLISHED, this, NONE);
+        output.crc(crc);
+        awaitingRtr = offeredRtr;
+        decoder.startFpdus(crc);
+        if (awaitingRtr == Rtr.NONE) {
+            cm.event(handler, CmEventType.ESTABLISHED, this, NONE);
+        }
     }
 
     @Override
     public void reject(byte[] privateData) {
         byte[] data = privateData == null ? NONE : privateData.clone();
         phase = Phase.CLOSED;
-        ByteBuf f = TcpRdmaFrame.header(alloc, TcpRdmaFrame.CONNECT_REJECT, 0, 0, data.length).writeBytes(data);
+        channel.eventLoop().execute(() -> sendReject(data));
+    }
+
+    /** An MPA reply with the reject flag carrying {@code data}, then the connection closes (RFC 5044 7.1.5). */
+    private void sendReject(byte[] data) {
+        byte[] pd = peerEnhanced ? Mpa.withIrdOrd(0, 0, data) : data;
+        ByteBuf f = alloc.heapBuffer(Mpa.FRAME_HEADER + pd.length);
+        int revision = peerRevision == 0 ? Mpa.REVISION_2 : peerRevision;
+        Mpa.writeFrame(f, Mpa.REPLY_KEY, Mpa.FLAG_REJECT | (peerEnhanced ? Mpa.FLAG_ENHANCED : 0), revision, pd);
         channel.writeAndFlush(f).addListener(ChannelFutureListener.CLOSE);
     }
 
+    /** Orderly close: what was written leaves, then the TCP connection closes (RFC 5040 has no message for it). */
     @Override
     public void disconnect() {
         if (channel.isActive()) {
-            ByteBuf f = TcpRdmaFrame.header(alloc, TcpRdmaFrame.DISCONNECT, 0, 0, 0);
-            channel.writeAndFlush(f).addListener(ChannelFutureListener.CLOSE);
+            channel.eventLoop().execute(() -> {
+                output.drainRequests();
+                channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            });
         }
     }
 
-    /** Closes the connection (its queue pair went to ERROR), unless a NAK is terminating it already. */
+    /** Closes the connection (its queue pair went to ERROR), unless a TERMINATE is ending it already. */
     void closeLater() {
         channel.eventLoop().execute(() -> {
             if (!terminating) {
@@ -150,13 +201,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     }
 
     /** Sends one request (any thread; the output keeps the execution order). */
-    void sendRequest(SendQueueEntry e, int msn) {
-        requester.send(e, msn);
+    void sendRequest(SendQueueEntry e, int number) {
+        requester.send(e, number);
     }
 
-    /** The queue pair got a receive (any thread). */
+    /** The queue pair got a receive (any thread): nothing waits for it in iWARP (no RNR). */
     void receivePosted() {
-        responder.receivePosted();
     }
 
     // ---- channel events --------------------------------------------------------------------------
@@ -164,9 +214,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         if (phase == Phase.CONNECTING) {
-            ByteBuf f = TcpRdmaFrame.header(alloc, TcpRdmaFrame.CONNECT_REQUEST, 0, 0, requestData.length);
-            f.writeInt(TcpRdmaFrame.MAGIC).writeShort(TcpRdmaFrame.VERSION).writeByte(qp.requesterRnrRetry()).writeByte(0);
-            f.writeBytes(requestData);
+            int flags = Mpa.FLAG_ENHANCED | (cm.requestsCrc() ? Mpa.FLAG_CRC : 0);
+            byte[] pd = Mpa.withIrdOrd(Responder.IRD, Responder.IRD, requestData);
+            ByteBuf f = alloc.heapBuffer(Mpa.FRAME_HEADER + pd.length);
+            Mpa.writeFrame(f, Mpa.REQUEST_KEY, flags, Mpa.REVISION_2, pd);
             ctx.writeAndFlush(f);
         }
         ctx.fireChannelActive();
@@ -196,49 +247,190 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        LOG.debug("rdma tcp connection {} failed: {}", channel, cause.toString());
+        LOG.debug("rdma iwarp connection {} failed: {}", channel, cause.toString());
         ctx.close();
     }
 
-    // ---- FrameSink: each frame to the side it is for -------------------------------------------------
+    // ---- FrameSink: MPA -------------------------------------------------------------------------------
 
     @Override
-    public void frame(int opcode, int flags, int msn, ByteBuf header, ByteBuf payload) {
-        boolean keep = false;
+    public void mpaFrame(ByteBuf header, ByteBuf privateData) {
         try {
-            switch (opcode) {
-                case TcpRdmaFrame.CONNECT_REQUEST -> connectRequest(header, payload);
-                case TcpRdmaFrame.CONNECT_ACCEPT -> connectAccept(header, payload);
-                case TcpRdmaFrame.CONNECT_REJECT -> connectReject(payload);
-                case TcpRdmaFrame.DISCONNECT -> channel.close();
-                case TcpRdmaFrame.SEND -> keep = responder.send(flags, msn, header, payload);
-                case TcpRdmaFrame.READ_REQUEST -> responder.readRequest(msn, header);
-                case TcpRdmaFrame.ACK -> requester.ack(msn);
-                case TcpRdmaFrame.NAK -> requester.nak(msn, header.readInt());
-                default -> malformed("unexpected opcode " + opcode);
+            if (phase == Phase.NEW) {
+                mpaRequest(header, privateData);
+            } else if (phase == Phase.CONNECTING) {
+                mpaReply(header, privateData);
+            } else {
+                closeAfterMpaError("MPA frame in phase " + phase);
             }
         } finally {
-            if (!keep) {
-                payload.release();
-            }
+            privateData.release();
         }
     }
 
+    private void mpaRequest(ByteBuf header, ByteBuf privateData) {
+        int flags = header.getUnsignedByte(Mpa.KEY_LENGTH);
+        int revision = header.getUnsignedByte(Mpa.KEY_LENGTH + 1);
+        if (!Mpa.hasKey(header, 0, Mpa.REQUEST_KEY) || revision != Mpa.REVISION_1 && revision != Mpa.REVISION_2) {
+            closeAfterMpaError("bad MPA request");
+            return;
+        }
+        peerRevision = revision;
+        peerEnhanced = revision == Mpa.REVISION_2 && (flags & Mpa.FLAG_ENHANCED) != 0;
+        if ((flags & Mpa.FLAG_MARKERS) != 0) {
+            LOG.debug("rdma iwarp connection {}: markers requested, rejected", channel);
+            phase = Phase.CLOSED;
+            sendReject(NONE);
+            return;
+        }
+        if (peerEnhanced) {
+            if (privateData.readableBytes() < Mpa.IRD_ORD_LENGTH) {
+                closeAfterMpaError("enhanced MPA request without its IRD/ORD word");
+                return;
+            }
+            int ird = privateData.readUnsignedShort();
+            int ord = privateData.readUnsignedShort();
+            peerIrd = ird & Mpa.IRD_ORD_MASK;
+            offeredRtr = (ird & Mpa.IRD_PEER_TO_PEER) == 0 ? Rtr.NONE
+                    : (ord & Mpa.ORD_RTR_WRITE) != 0 ? Rtr.WRITE
+                    : (ord & Mpa.ORD_RTR_READ) != 0 ? Rtr.READ
+                    : (ird & Mpa.IRD_RTR_SEND) != 0 ? Rtr.SEND : Rtr.WRITE;
+        }
+        if (privateData.readableBytes() > ConnectionManager.MAX_PRIVATE_DATA) {
+            phase = Phase.CLOSED;
+            sendReject(NONE);
+            return;
+        }
+        crc = (flags & Mpa.FLAG_CRC) != 0 || cm.requestsCrc();
+        phase = Phase.REQUESTED;
+        cm.event(handler, CmEventType.CONNECT_REQUEST, this, bytes(privateData));
+    }
+
+    private void mpaReply(ByteBuf header, ByteBuf privateData) {
+        int flags = header.getUnsignedByte(Mpa.KEY_LENGTH);
+        int revision = header.getUnsignedByte(Mpa.KEY_LENGTH + 1);
+        boolean enhanced = revision == Mpa.REVISION_2 && (flags & Mpa.FLAG_ENHANCED) != 0;
+        if (!Mpa.hasKey(header, 0, Mpa.REPLY_KEY) || !enhanced || (flags & Mpa.FLAG_MARKERS) != 0
+                || privateData.readableBytes() < Mpa.IRD_ORD_LENGTH) {
+            closeAfterMpaError("bad MPA reply");
+            return;
+        }
+        peerIrd = privateData.readUnsignedShort() & Mpa.IRD_ORD_MASK;
+        privateData.skipBytes(Mpa.IRD_ORD_LENGTH - 2);
+        if ((flags & Mpa.FLAG_REJECT) != 0) {
+            phase = Phase.CLOSED;
+            cm.event(handler, CmEventType.REJECTED, this, bytes(privateData));
+            channel.close();
+            return;
+        }
+        TcpQueuePair q = qp;
+        try {
+            q.bind(this);
+            q.ordLimit(peerIrd);
+            QueuePairBringUp.toReadyToSend(q, 0);
+        } catch (RdmaException e) {
+            LOG.debug("rdma iwarp: cannot bring up queue pair {}: {}", q.qpNum(), e.getMessage());
+            channel.close();
+            return;
+        }
+        crc = (flags & Mpa.FLAG_CRC) != 0;
+        output.crc(crc);
+        phase = Phase.ESTABLISHED;
+        decoder.startFpdus(crc);
+        cm.event(handler, CmEventType.ESTABLISHED, this, bytes(privateData));
+    }
+
+    /** A broken MPA exchange: no FPDU may follow, the TCP connection just closes (RFC 5044 7.1.4). */
+    private void closeAfterMpaError(String why) {
+        LOG.debug("rdma iwarp connection {}: {}", channel, why);
+        Phase was = phase;
+        phase = Phase.CLOSED;
+        decoder.abort();
+        if (was == Phase.CONNECTING) {
+            cm.event(handler, CmEventType.UNREACHABLE, this, NONE);
+        }
+        channel.close();
+    }
+
+    private static byte[] bytes(ByteBuf b) {
+        byte[] d = new byte[b.readableBytes()];
+        b.getBytes(b.readerIndex(), d);
+        return d;
+    }
+
+    // ---- FrameSink: DDP segments to the side they are for ---------------------------------------------
+
     @Override
-    public boolean beginTagged(int opcode, int flags, int msn, ByteBuf header, int payloadLength) {
-        placingReadResponse = opcode != TcpRdmaFrame.RDMA_WRITE;
-        return placingReadResponse ? requester.beginReadResponse(msn, payloadLength)
-                : responder.beginWrite(flags, msn, header, payloadLength);
+    public void untagged(ByteBuf header, ByteBuf payload) {
+        if (!dataFrameAllowed()) {
+            payload.release();
+            return;
+        }
+        int queue = header.getInt(Iwarp.QN_OFFSET);
+        int opcode = header.getUnsignedByte(1) & Iwarp.OPCODE_MASK;
+        if (awaitingRtr != Rtr.NONE) {
+            readyToReceive(awaitingRtr == Rtr.SEND && Iwarp.isSend(opcode) && queue == Iwarp.QUEUE_SEND
+                    || awaitingRtr == Rtr.READ && opcode == Iwarp.READ_REQUEST, payload.readableBytes());
+            if (awaitingRtr == Rtr.NONE && opcode == Iwarp.READ_REQUEST) {
+                responder.readRequest(header, payload); // a zero-length READ: answered with an empty response
+                return;
+            }
+            payload.release();
+            return;
+        }
+        if (queue == Iwarp.QUEUE_SEND && Iwarp.isSend(opcode)) {
+            responder.send(header, payload);
+        } else if (queue == Iwarp.QUEUE_READ_REQUEST && opcode == Iwarp.READ_REQUEST) {
+            responder.readRequest(header, payload);
+        } else if (queue == Iwarp.QUEUE_TERMINATE && opcode == Iwarp.TERMINATE) {
+            peerTerminated(payload);
+        } else {
+            payload.release();
+            terminate(queue > Iwarp.QUEUE_TERMINATE ? TerminateCode.DDP_INVALID_QN : TerminateCode.RDMAP_UNEXPECTED_OPCODE,
+                    "opcode " + opcode + " on queue " + queue);
+        }
+    }
+
+    /** The first FPDU in peer-to-peer mode: the RTR negotiated, zero-length; then the connection is up. */
+    private void readyToReceive(boolean matches, int length) {
+        if (!matches || length != 0) {
+            terminate(TerminateCode.MPA_NO_MATCHING_RTR, "first FPDU is not the RTR negotiated");
+            return;
+        }
+        awaitingRtr = Rtr.NONE;
+        cm.event(handler, CmEventType.ESTABLISHED, this, NONE);
     }
 
     @Override
-    public void place(ByteBuf src, int n, long messageOffset) {
-        placement.place(src, n, messageOffset);
+    public boolean beginTagged(ByteBuf header, int payloadLength) {
+        if (!dataFrameAllowed()) {
+            return false;
+        }
+        int opcode = header.getUnsignedByte(1) & Iwarp.OPCODE_MASK;
+        if (awaitingRtr != Rtr.NONE) {
+            readyToReceive(awaitingRtr == Rtr.WRITE && opcode == Iwarp.RDMA_WRITE, payloadLength);
+            return false;
+        }
+        if (opcode == Iwarp.RDMA_WRITE) {
+            placingReadResponse = false;
+            return responder.beginWrite(header, payloadLength);
+        }
+        if (opcode == Iwarp.READ_RESPONSE) {
+            placingReadResponse = true;
+            return requester.beginReadResponse(header, payloadLength);
+        }
+        terminate(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "tagged opcode " + opcode);
+        return false;
     }
 
     @Override
-    public ByteBuf placementTarget(long messageOffset, int max) {
-        return placement.target(messageOffset, max);
+    public void place(ByteBuf src, int n, long segmentOffset) {
+        placement.place(src, n, segmentOffset);
+    }
+
+    @Override
+    public ByteBuf placementTarget(long segmentOffset, int max) {
+        return placement.target(segmentOffset, max);
     }
 
     @Override
@@ -255,51 +447,30 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         return responder.blocked();
     }
 
-    private static byte[] bytes(ByteBuf b) {
-        byte[] d = new byte[b.readableBytes()];
-        b.getBytes(b.readerIndex(), d);
-        return d;
-    }
-
-    private void connectRequest(ByteBuf header, ByteBuf payload) {
-        if (phase != Phase.NEW || header.readInt() != TcpRdmaFrame.MAGIC || header.readShort() != TcpRdmaFrame.VERSION
-                || payload.readableBytes() > ConnectionManager.MAX_PRIVATE_DATA) {
-            malformed("bad connect request");
-            return;
-        }
-        responder.peerRnrRetry(header.readUnsignedByte());
-        phase = Phase.REQUESTED;
-        cm.event(handler, CmEventType.CONNECT_REQUEST, this, bytes(payload));
-    }
-
-    private void connectAccept(ByteBuf header, ByteBuf payload) {
-        if (phase != Phase.CONNECTING) {
-            malformed("unexpected accept");
-            return;
-        }
-        responder.peerRnrRetry(header.readUnsignedByte());
-        TcpQueuePair q = qp;
-        try {
-            q.bind(this);
-            QueuePairBringUp.toReadyToSend(q, 0);
-        } catch (RdmaException e) {
-            LOG.debug("rdma tcp: cannot bring up queue pair {}: {}", q.qpNum(), e.getMessage());
-            channel.close();
-            return;
-        }
-        phase = Phase.ESTABLISHED;
-        cm.event(handler, CmEventType.ESTABLISHED, this, bytes(payload));
-    }
-
-    /** Only an active end waiting for its answer can be rejected; later, a reject is a malformed stream. */
-    private void connectReject(ByteBuf payload) {
-        if (phase != Phase.CONNECTING) {
-            malformed("unexpected reject");
-            return;
-        }
-        phase = Phase.CLOSED;
-        cm.event(handler, CmEventType.REJECTED, this, bytes(payload));
+    /** The peer ended the stream with a TERMINATE: the oldest unfinished request fails, the rest flush. */
+    private void peerTerminated(ByteBuf payload) {
+        int control = payload.readableBytes() >= Iwarp.TERMINATE_CONTROL ? payload.getInt(payload.readerIndex()) : 0;
+        payload.release();
+        LOG.debug("rdma iwarp connection {}: peer terminated (layer {}, type {}, code {})", channel,
+                control >>> 28, control >>> 24 & 0xf, control >>> 16 & 0xff);
+        decoder.abort();
+        qp.terminated(statusOf(control));
         channel.close();
+    }
+
+    /** The work completion status a requester reports for a TERMINATE's reason. */
+    static WorkCompletionStatus statusOf(int control) {
+        int layer = control >>> 28;
+        int type = control >>> 24 & 0xf;
+        int code = control >>> 16 & 0xff;
+        if (layer == TerminateCode.DDP_NO_BUFFER.layer && type == TerminateCode.DDP_NO_BUFFER.type) {
+            return code == TerminateCode.DDP_NO_BUFFER.code ? WorkCompletionStatus.RNR_RETRY_EXC_ERR
+                    : WorkCompletionStatus.REM_INV_REQ_ERR;
+        }
+        if (layer == 0 && type == 1 || layer == 1 && type == 1) {
+            return WorkCompletionStatus.REM_ACCESS_ERR;
+        }
+        return WorkCompletionStatus.REM_OP_ERR;
     }
 
     // ---- for the requester and the responder (event loop) --------------------------------------------
@@ -312,10 +483,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         return phase == Phase.ESTABLISHED;
     }
 
-    /** Whether a data frame may arrive now; if not, the stream is malformed. */
+    /** Whether a DDP segment may arrive now; if not, the stream is malformed. */
     boolean dataFrameAllowed() {
         if (phase != Phase.ESTABLISHED || qp == null) {
-            malformed("data frame before the connection is established");
+            closeAfterMpaError("DDP segment before the connection is established");
             return false;
         }
         return true;
@@ -329,33 +500,40 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         return channel.eventLoop();
     }
 
-    void close() {
-        channel.close();
-    }
-
     void resumeDecoding() {
         decoder.resume();
     }
 
-    /** A NAK is about to end the connection: from now on no hard close ({@link #closeLater}). */
-    void beginTerminating() {
-        terminating = true;
-    }
-
-    /** Sends {@code nak}, then half-closes ({@link #terminate}); nothing more is decoded. */
-    void terminateAfter(ByteBuf nak) {
-        channel.writeAndFlush(nak).addListener(sent -> terminate());
+    /**
+     * Ends the stream: this side's queue pair goes to ERROR, a TERMINATE (untagged queue 2) with
+     * {@code code} goes out after the responses already written, nothing more is decoded, and the
+     * connection half-closes ({@link #halfClose}).
+     */
+    void terminate(TerminateCode code, String why) {
+        if (terminating) {
+            return;
+        }
+        LOG.debug("rdma iwarp connection {}: terminating ({}): {}", channel, code, why);
+        terminating = true; // before the queue pair's ERROR asks for a close
+        responder.flushResponses();
+        TcpQueuePair q = qp;
+        if (q != null && q.state() != QueuePairState.RESET) {
+            q.responderFailed();
+        }
         decoder.abort();
+        ByteBuf control = alloc.directBuffer(Iwarp.TERMINATE_CONTROL).writeInt(code.controlWord());
+        ByteBuf fpdu = output.untagged(Iwarp.TERMINATE, true, 0, Iwarp.QUEUE_TERMINATE, 1, 0, control);
+        channel.writeAndFlush(fpdu).addListener(sent -> halfClose());
     }
 
     /**
-     * Ends the connection after a NAK by half-closing it, not closing it: the refused request's
-     * payload may still be unread in our socket, and a close with unread data resets the connection
-     * (RST), which can destroy the NAK before the requester has read it (it then saw a lost
-     * connection, not the refusal). The requester closes on the NAK; until then the aborted decoder
-     * discards what still arrives. A requester that does not close is cut off after a while.
+     * Ends the connection after a TERMINATE by half-closing it, not closing it: the refused
+     * message's payload may still be unread in our socket, and a close with unread data resets the
+     * connection (RST), which can destroy the TERMINATE before the peer has read it. The peer
+     * closes on the TERMINATE; until then the aborted decoder discards what still arrives. A peer
+     * that does not close is cut off after a while.
      */
-    private void terminate() {
+    private void halfClose() {
         if (!(channel instanceof DuplexChannel duplex) || !channel.isActive()) {
             channel.close();
             return;
@@ -368,15 +546,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     }
 
     @Override
-    public void malformed(String why) {
-        LOG.debug("rdma tcp connection {}: malformed stream: {}", channel, why);
-        TcpQueuePair q = qp;
-        if (q != null && q.state() != QueuePairState.RESET) {
-            q.responderFailed();
+    public void malformed(TerminateCode code, String why) {
+        if (phase == Phase.ESTABLISHED) {
+            terminate(code, why);
+        } else {
+            closeAfterMpaError(why);
         }
-        if (decoder != null) {
-            decoder.abort();
-        }
-        channel.close();
     }
 }

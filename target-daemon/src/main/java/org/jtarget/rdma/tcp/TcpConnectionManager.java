@@ -39,9 +39,10 @@ import java.util.concurrent.Executors;
 
 /**
  * The connection manager of a {@link TcpDevice}: a listener is a TCP server socket, a connection a
- * TCP connection whose first frames are the CONNECT_REQUEST / ACCEPT / REJECT handshake carrying the
- * private data (as MPA request/reply frames do for iWARP). Events are delivered on one thread of
- * this manager, in order, never on an event loop.
+ * TCP connection that starts with the MPA request/reply exchange (RFC 5044 7.1, revision 2 with
+ * RFC 6581's IRD/ORD word) carrying the private data: connect sends the request, accept the reply,
+ * reject a reply with the reject flag. Events are delivered on one thread of this manager, in
+ * order, never on an event loop.
  */
 public final class TcpConnectionManager implements ConnectionManager {
 
@@ -52,15 +53,27 @@ public final class TcpConnectionManager implements ConnectionManager {
     private static final int HIGH_WATER_MARK = 8 << 20;
 
     private final TcpDevice device;
-    private final ChannelGroup channels = new DefaultChannelGroup("rdma-tcp", GlobalEventExecutor.INSTANCE);
+    private final ChannelGroup channels = new DefaultChannelGroup("rdma-iwarp", GlobalEventExecutor.INSTANCE);
     private final ExecutorService events = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "rdma-tcp-cm");
+        Thread t = new Thread(r, "rdma-iwarp-cm");
         t.setDaemon(true);
         return t;
     });
 
+    /** Whether this side asks for MPA CRC32C (either side may; either asking turns it on). */
+    private volatile boolean requestCrc = Boolean.getBoolean("jtarget.rdma.iwarp.crc");
+
     public TcpConnectionManager(TcpDevice device) {
         this.device = device;
+    }
+
+    /** Asks for (or stops asking for) MPA CRC32C on the connections made or accepted from now on. */
+    public void requestCrc(boolean on) {
+        requestCrc = on;
+    }
+
+    boolean requestsCrc() {
+        return requestCrc;
     }
 
     /**
@@ -137,7 +150,7 @@ public final class TcpConnectionManager implements ConnectionManager {
     }
 
     private void install(Channel ch, TcpConnection connection) {
-        FrameDecoder decoder = new FrameDecoder(connection, device.attributes().maxMsgSize());
+        FrameDecoder decoder = new FrameDecoder(connection);
         connection.decoder(decoder);
         if (DIRECT_PLACEMENT) {
             ch.config().setRecvByteBufAllocator(new PlacementRecvAllocator(decoder));

@@ -176,8 +176,14 @@ class StoreEndpointTcpTest {
                 io, pool.allocator());
         int rkey = rkeyOf(connect(ep));
         RdmaFixture.fill(local.segment().asSlice(0, BS), 1);
+        // iWARP has no acknowledgements: the WRITE completes once sent, the READ behind it learns
+        // the refusal (the TERMINATE fails it, or flushes it if it had not started yet)
         a.postSend(op(WorkRequestOpcode.RDMA_WRITE, 1, local, 0, BS, 0, rkey));
-        assertThat(await(cqA, 1).getFirst().status).isEqualTo(WorkCompletionStatus.REM_ACCESS_ERR);
+        a.postSend(op(WorkRequestOpcode.RDMA_READ, 2, local, BS, BS, 0, rkey));
+        List<WorkCompletion> wcs = await(cqA, 2);
+        assertThat(wcs.get(0).status).isEqualTo(WorkCompletionStatus.SUCCESS);
+        assertThat(wcs.get(1).status).isIn(WorkCompletionStatus.REM_ACCESS_ERR, WorkCompletionStatus.WR_FLUSH_ERR);
+        assertThat(a.state()).isEqualTo(org.jtarget.rdma.QueuePairState.ERROR);
         assertThat(storeBytes(0, 64)).containsOnly(0);
     }
 

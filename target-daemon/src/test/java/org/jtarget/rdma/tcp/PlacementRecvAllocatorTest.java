@@ -11,20 +11,21 @@ class PlacementRecvAllocatorTest {
 
     /** A sink that is never reached: the decoder only sizes reads here. */
     private static final FrameSink UNUSED = new FrameSink() {
-        @Override public void frame(int opcode, int flags, int msn, io.netty.buffer.ByteBuf header, ByteBuf payload) { }
-        @Override public boolean beginTagged(int opcode, int flags, int msn, ByteBuf header, int payloadLength) {
+        @Override public void mpaFrame(ByteBuf header, ByteBuf privateData) { }
+        @Override public void untagged(ByteBuf header, ByteBuf payload) { }
+        @Override public boolean beginTagged(ByteBuf header, int payloadLength) {
             return false;
         }
         @Override public void place(ByteBuf src, int n, long messageOffset) { }
         @Override public ByteBuf placementTarget(long messageOffset, int max) { return null; }
         @Override public void endTagged() { }
         @Override public boolean blocked() { return false; }
-        @Override public void malformed(String why) { }
+        @Override public void malformed(TerminateCode code, String why) { }
     };
 
     private static RecvByteBufAllocator.ExtendedHandle handle(EmbeddedChannel ch) {
         RecvByteBufAllocator.ExtendedHandle h = (RecvByteBufAllocator.ExtendedHandle)
-                new PlacementRecvAllocator(new FrameDecoder(UNUSED, 1 << 20)).newHandle();
+                new PlacementRecvAllocator(new FrameDecoder(UNUSED)).newHandle();
         h.reset(ch.config());
         return h;
     }
@@ -38,7 +39,7 @@ class PlacementRecvAllocatorTest {
     }
 
     /**
-     * A frame's header and payload come in separate reads: each read that fills its buffer must be
+     * An FPDU's header and payload come in separate reads: each read that fills its buffer must be
      * followed by the next one in the same readiness event (a freshly made Netty allocator allows
      * one, which cost an epoll_wait and a flush per read), up to Netty's usual 16.
      */
