@@ -12,14 +12,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code jtarget-initiator rdma-bench} as a process, the way an operator runs it: both providers
- * (the tcp one between this process and the child it starts), both directions, and the baseline
+ * (the iwarp one between this process and the child it starts), both directions, and the baseline
  * stream, one line per case in the documented format. The figures themselves belong in
  * docs/performance.md; a shared CI machine only shows that every case moved data.
  */
 class RdmaBenchIT {
 
     private static final Pattern LINE = Pattern.compile(
-            "(?m)^rdma-bench provider=(loopback|tcp) op=(write|read) size=65536 mbps=(\\d+) baseline-mbps=(\\d+)$");
+            "(?m)^rdma-bench provider=(loopback|iwarp) op=(write|read) size=65536 mbps=(\\d+) baseline-mbps=(\\d+)$");
 
     @Test
     void everyProviderAndDirectionMovesDataNextToItsBaseline() {
@@ -34,6 +34,6 @@ class RdmaBenchIT {
             assertThat(Long.parseLong(m.group(3))).as(r.describe()).isPositive();
             assertThat(Long.parseLong(m.group(4))).as(r.describe()).isPositive();
         }
-        assertThat(cases).as(r.describe()).containsExactly("loopback write", "loopback read", "tcp write", "tcp read");
+        assertThat(cases).as(r.describe()).containsExactly("loopback write", "loopback read", "iwarp write", "iwarp read");
     }
 }

@@ -8,7 +8,7 @@ import java.util.List;
  *
  * <pre>
  * rdma:
- *   listen: 127.0.0.1:4791        # where the tcp provider accepts connections
+ *   listen: 127.0.0.1:4791        # where the iwarp provider accepts connections
  *   endpoints:
  *     - name: ram0-direct         # what a client names in its connect request (rdma://host:4791/ram0-direct)
  *       backstore: ram0           # a store or a partition

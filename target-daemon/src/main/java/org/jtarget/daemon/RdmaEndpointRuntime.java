@@ -14,8 +14,8 @@ import org.jtarget.io.LunIoExecutors;
 import org.jtarget.rdma.PinnedMemoryPolicy;
 import org.jtarget.rdma.ProtectionDomain;
 import org.jtarget.rdma.RdmaException;
-import org.jtarget.rdma.tcp.TcpConnectionManager;
-import org.jtarget.rdma.tcp.TcpDevice;
+import org.jtarget.rdma.iwarp.TcpConnectionManager;
+import org.jtarget.rdma.iwarp.TcpDevice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +26,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code rdma:} section at run time: a tcp-provider device on the daemon's event loops, one
+ * The {@code rdma:} section at run time: a iwarp-provider device on the daemon's event loops, one
  * {@link StoreEndpoint} per configured endpoint (store I/O on an executor of its own), and the
  * {@link EndpointListener} that connects clients to them. Wiring only.
  */

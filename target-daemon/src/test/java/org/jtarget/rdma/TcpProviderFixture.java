@@ -2,8 +2,8 @@ package org.jtarget.rdma;
 
 import io.netty.channel.EventLoopGroup;
 import org.jtarget.buffer.BufferPool;
-import org.jtarget.rdma.tcp.TcpConnectionManager;
-import org.jtarget.rdma.tcp.TcpDevice;
+import org.jtarget.rdma.iwarp.TcpConnectionManager;
+import org.jtarget.rdma.iwarp.TcpDevice;
 
 import java.lang.foreign.Arena;
 import java.util.concurrent.ExecutorService;

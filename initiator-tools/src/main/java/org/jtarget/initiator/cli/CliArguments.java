@@ -45,7 +45,7 @@ public record CliArguments(Command command, IscsiUrl url, RdmaUrl rdmaUrl, int v
             + "       jtarget-initiator bench --url URL [--sessions N] [--qd N]"
             + " [--rw read|write|rw|randread|randwrite|randrw] [--rwmixread PCT] [--bs SIZE] [--seconds N]"
             + " [--ramp SECONDS] [--lba N] [--blocks N]\n"
-            + "       jtarget-initiator rdma-bench [--seconds N] [--provider loopback|tcp|all] [--op write|read|all] [--size BYTES]\n"
+            + "       jtarget-initiator rdma-bench [--seconds N] [--provider loopback|iwarp|all] [--op write|read|all] [--size BYTES]\n"
             + "                                    [--buffers one|per-request]";
 
     /** Parses {@code args}; any problem is a {@link CliFailure#USAGE} failure. */

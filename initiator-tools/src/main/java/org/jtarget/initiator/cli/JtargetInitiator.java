@@ -15,7 +15,7 @@ import org.jtarget.initiator.rdmabench.RdmaBench;
  *
  * <p>{@code readcap}, {@code read}, {@code write} and {@code verify} also take
  * {@code rdma://HOST[:PORT]/ENDPOINT} (port 4791 by default): a store endpoint of the daemon's RDMA
- * listener over the emulated tcp provider, read and written one-sided with RDMA READ/WRITE
+ * listener over the emulated iwarp provider, read and written one-sided with RDMA READ/WRITE
  * ({@link org.jtarget.initiator.rdma.StoreEndpointClient}), with the same options, output and exit
  * codes: 3 when nothing listens, the host is unreachable or the endpoint rejects the connection
  * (unknown endpoint, peer not allowed; the reason is printed), 4 when the endpoint refuses an access

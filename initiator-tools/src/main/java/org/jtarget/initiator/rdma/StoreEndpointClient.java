@@ -20,12 +20,12 @@ import org.jtarget.rdma.QueuePairInitAttributes;
 import org.jtarget.rdma.RdmaException;
 import org.jtarget.rdma.cm.CmEvent;
 import org.jtarget.rdma.cm.CmId;
-import org.jtarget.rdma.tcp.TcpConnectionManager;
-import org.jtarget.rdma.tcp.TcpDevice;
+import org.jtarget.rdma.iwarp.TcpConnectionManager;
+import org.jtarget.rdma.iwarp.TcpDevice;
 
 /**
  * One connection to a store endpoint of the daemon ({@code org.jtarget.fabric.endpoint.StoreEndpoint})
- * over the tcp provider: connects with the endpoint's name in the private data
+ * over the iwarp provider: connects with the endpoint's name in the private data
  * ({@link EndpointHandshake}), learns the rkey, block size and length from the accept, then RDMA
  * READs and WRITEs whole blocks one-sided through {@link #STAGING_BYTES} of memory registered
  * once. Not thread-safe: one transfer at a time.
@@ -83,9 +83,11 @@ public final class StoreEndpointClient implements AutoCloseable {
             // LOCAL_WRITE only: READ responses land here; the endpoint never accesses our memory
             MemoryRegion staging = pd.registerMemoryRegion(stack.memory().segment(),
                     EnumSet.of(AccessFlag.LOCAL_WRITE));
-            CmEvent answer = handshake(stack.connectionManager(), qp, address, request, timeout);
+            CompletableFuture<byte[]> termination = new CompletableFuture<>();
+            CmEvent answer = handshake(stack.connectionManager(), qp, address, request, timeout, termination);
             EndpointHandshake.Accepted endpoint = accepted(answer);
-            TransferWindow window = TransferWindow.create(qp, waiter, staging, endpoint, REQUEST_BYTES, timeout);
+            TransferWindow window = TransferWindow.create(qp, waiter, staging, endpoint, REQUEST_BYTES, timeout,
+                    termination);
             return new StoreEndpointClient(stack, answer.id(), endpoint, window);
         } catch (RdmaException e) {
             stack.close();
@@ -101,14 +103,20 @@ public final class StoreEndpointClient implements AutoCloseable {
      * (ESTABLISHED, REJECTED or UNREACHABLE).
      */
     private static CmEvent handshake(TcpConnectionManager cm, QueuePair qp, InetSocketAddress address, byte[] request,
-                                     Duration timeout) throws StoreEndpointException, InterruptedIOException {
+                                     Duration timeout, CompletableFuture<byte[]> termination) throws StoreEndpointException, InterruptedIOException {
         CompletableFuture<CmEvent> answer = new CompletableFuture<>();
         // connect() blocks until the TCP connection is up (and throws when it cannot be made, with
         // Netty's own 30 s limit): it runs aside so that the timeout bounds it. If it is still
         // waiting when we give up, closing the stack closes its channel and ends it.
         Thread.ofVirtual().name("rdma-connect").start(() -> {
             try {
-                cm.connect(address, qp, request, answer::complete);
+                // the first event answers the connect; a later DISCONNECTED says why the connection
+                // ended (the peer's TERMINATE, if any)
+                cm.connect(address, qp, request, event -> {
+                    if (!answer.complete(event) && event.type() == org.jtarget.rdma.cm.CmEventType.DISCONNECTED) {
+                        termination.complete(event.privateData());
+                    }
+                });
             } catch (RdmaException | RuntimeException e) {
                 answer.completeExceptionally(e);
             }

@@ -4,11 +4,11 @@ import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import org.jtarget.buffer.BufferPool;
-import org.jtarget.rdma.tcp.TcpConnectionManager;
-import org.jtarget.rdma.tcp.TcpDevice;
+import org.jtarget.rdma.iwarp.TcpConnectionManager;
+import org.jtarget.rdma.iwarp.TcpDevice;
 
 /**
- * What one process's use of the tcp provider owns (the store-endpoint client, both sides of
+ * What one process's use of the iwarp provider owns (the store-endpoint client, both sides of
  * rdma-bench): an event loop, registrable memory, the device and its connection manager.
  * {@link #close()} takes them down in the order that keeps memory safe.
  */

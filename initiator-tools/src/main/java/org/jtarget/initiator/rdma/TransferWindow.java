@@ -6,6 +6,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jtarget.fabric.endpoint.EndpointHandshake;
 import org.jtarget.initiator.rdma.StoreEndpointException.Kind;
 import org.jtarget.rdma.Errno;
@@ -16,6 +20,7 @@ import org.jtarget.rdma.WorkCompletion;
 import org.jtarget.rdma.WorkCompletionStatus;
 import org.jtarget.rdma.WorkRequest;
 import org.jtarget.rdma.WorkRequestOpcode;
+import org.jtarget.rdma.iwarp.TcpConnectionManager;
 
 /**
  * Moves whole blocks between the client's registered staging memory and a store endpoint. The
@@ -40,6 +45,8 @@ final class TransferWindow {
     }
 
     private final QueuePair qp;
+    /** The DISCONNECTED event's data once the connection ended (the peer's TERMINATE, if any). */
+    private final CompletableFuture<byte[]> termination;
     private final CompletionWaiter waiter;
     private final MemoryRegion staging;
     private final EndpointHandshake.Accepted endpoint;
@@ -53,10 +60,14 @@ final class TransferWindow {
     private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
     /** Set while a transfer runs and left set when it fails: completions still owed would confuse the next one. */
     private boolean unusable;
+    /** The first block of the transfer in progress. */
+    private long transferStart;
 
     private TransferWindow(QueuePair qp, CompletionWaiter waiter, MemoryRegion staging,
-                           EndpointHandshake.Accepted endpoint, int slotBlocks, int slots, Duration timeout) {
+                           EndpointHandshake.Accepted endpoint, int slotBlocks, int slots, Duration timeout,
+                           CompletableFuture<byte[]> termination) {
         this.qp = qp;
+        this.termination = termination;
         this.waiter = waiter;
         this.staging = staging;
         this.endpoint = endpoint;
@@ -77,7 +88,8 @@ final class TransferWindow {
      * @throws StoreEndpointException when not even one block fits in the staging memory
      */
     static TransferWindow create(QueuePair qp, CompletionWaiter waiter, MemoryRegion staging,
-                                 EndpointHandshake.Accepted endpoint, int requestBytes, Duration timeout)
+                                 EndpointHandshake.Accepted endpoint, int requestBytes, Duration timeout,
+                                 CompletableFuture<byte[]> termination)
             throws StoreEndpointException {
         int blockSize = endpoint.blockSize();
         int slotBlocks = Math.max(1, requestBytes / blockSize);
@@ -86,7 +98,7 @@ final class TransferWindow {
             throw new StoreEndpointException(Kind.FAILED, "block size " + blockSize + " is larger than the client's "
                     + staging.length() + " bytes of staging memory", null);
         }
-        return new TransferWindow(qp, waiter, staging, endpoint, slotBlocks, slots, timeout);
+        return new TransferWindow(qp, waiter, staging, endpoint, slotBlocks, slots, timeout, termination);
     }
 
     /** RDMA READs {@code blocks} blocks from {@code lba} and hands them to {@code sink} in order. */
@@ -147,6 +159,7 @@ final class TransferWindow {
             throw new IllegalArgumentException("blocks " + lba + "+" + blocks + " have no remote address");
         }
         unusable = true;
+        transferStart = lba;
     }
 
     /** How many blocks the request at {@code lba} carries: a slot's worth, or what is left before {@code end}. */
@@ -199,8 +212,13 @@ final class TransferWindow {
         return oldest;
     }
 
-    private StoreEndpointException failure(Request r, WorkCompletionStatus status) {
-        String what = r.describe();
+    private StoreEndpointException failure(Request r, WorkCompletionStatus reported) {
+        // over iWARP a WRITE completes once sent: a refusal surfaces at a later request, so a failed
+        // write names the transfer, not the one request that saw it
+        String what = r.op() == WorkRequestOpcode.RDMA_READ && !r.confirms() ? r.describe()
+                : "RDMA WRITE at LBA " + transferStart;
+        WorkCompletionStatus status = reported == WorkCompletionStatus.WR_FLUSH_ERR ? terminationReason(reported)
+                : reported;
         return switch (status) {
             case REM_ACCESS_ERR -> new StoreEndpointException(Kind.ACCESS_REFUSED, what
                     + ": refused by the endpoint (REM_ACCESS_ERR: read-only, outside its " + endpoint.blockCount()
@@ -211,6 +229,22 @@ final class TransferWindow {
                     + ": connection lost (" + status + ")", status);
             default -> new StoreEndpointException(Kind.FAILED, what + ": failed (" + status + ")", status);
         };
+    }
+
+    /**
+     * A request posted after the peer's TERMINATE had arrived is only flushed; the reason comes with
+     * the connection's DISCONNECTED event, shortly after. {@code flushed} if there is none.
+     */
+    private WorkCompletionStatus terminationReason(WorkCompletionStatus flushed) {
+        try {
+            WorkCompletionStatus s = TcpConnectionManager.terminationStatus(termination.get(1, TimeUnit.SECONDS));
+            return s == null ? flushed : s;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return flushed;
+        } catch (ExecutionException | TimeoutException e) {
+            return flushed;
+        }
     }
 
     private MemorySegment slotSegment(int slot) {

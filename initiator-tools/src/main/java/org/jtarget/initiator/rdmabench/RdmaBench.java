@@ -40,7 +40,7 @@ import org.jtarget.rdma.loopback.LoopbackDevice;
 /**
  * Entry point of {@code jtarget-initiator rdma-bench [--seconds N] [--provider loopback|tcp|all]
  * [--op write|read|all] [--size BYTES] [--buffers one|per-request]}.
- * Starts a second JVM ({@link RdmaBenchServer}) for the tcp provider and the baseline stream,
+ * Starts a second JVM ({@link RdmaBenchServer}) for the iwarp provider and the baseline stream,
  * measures, and prints one line per case:
  *
  * <pre>
@@ -86,8 +86,8 @@ public final class RdmaBench {
             Map<String, Integer> ports = ports(hello);
             InetSocketAddress baseline = new InetSocketAddress("127.0.0.1", ports.get("tcp"));
             for (String provider : a.providers()) {
-                if (provider.equals("tcp")) {
-                    measureTcp(new InetSocketAddress("127.0.0.1", ports.get("rdma")), a, baseline, out);
+                if (provider.equals("iwarp")) {
+                    measureIwarp(new InetSocketAddress("127.0.0.1", ports.get("rdma")), a, baseline, out);
                 } else {
                     measureLoopback(a, baseline, out);
                 }
@@ -168,11 +168,11 @@ public final class RdmaBench {
         }
     }
 
-    private static void measureTcp(SocketAddress addr, RdmaBenchArguments a, InetSocketAddress baseline, PrintStream out)
+    private static void measureIwarp(SocketAddress addr, RdmaBenchArguments a, InetSocketAddress baseline, PrintStream out)
             throws IOException, CliFailure, InterruptedException {
         try (TcpProviderStack stack = TcpProviderStack.open(BenchTarget.REGION_BYTES)) {
             BenchMemory.sayIfUnpinned(stack.memory());
-            measure("tcp", stack.device(), stack.connectionManager(), stack.memory().segment(), addr, a, baseline,
+            measure("iwarp", stack.device(), stack.connectionManager(), stack.memory().segment(), addr, a, baseline,
                     out);
         }
     }
@@ -196,7 +196,7 @@ public final class RdmaBench {
     private static void measure(String provider, RdmaDevice device, ConnectionManager cm, MemorySegment memory,
                                 SocketAddress addr, RdmaBenchArguments a, InetSocketAddress baseline, PrintStream out)
             throws CliFailure, InterruptedException {
-        boolean eventDriven = provider.equals("tcp");
+        boolean eventDriven = provider.equals("iwarp");
         try {
             ProtectionDomain pd = device.allocateProtectionDomain();
             CompletionWaiter waiter = new CompletionWaiter();

@@ -6,7 +6,7 @@ import org.jtarget.initiator.cli.CliFailure;
 import org.jtarget.initiator.cli.OptionValues;
 
 /**
- * A parsed {@code rdma-bench [--seconds N] [--provider loopback|tcp|all] [--op write|read|all]
+ * A parsed {@code rdma-bench [--seconds N] [--provider loopback|iwarp|all] [--op write|read|all]
  * [--size BYTES] [--buffers one|per-request]} command line.
  *
  * @param seconds           measured time of each case (after a short warm-up)
@@ -32,7 +32,7 @@ public record RdmaBenchArguments(int seconds, List<String> providers, List<Strin
     @SuppressWarnings("unchecked")
     public static RdmaBenchArguments parse(String[] args) throws CliFailure {
         int[] seconds = {2};
-        List<String>[] providers = new List[] {List.of("loopback", "tcp")};
+        List<String>[] providers = new List[] {List.of("loopback", "iwarp")};
         List<String>[] ops = new List[] {List.of("write", "read")};
         List<Integer>[] sizes = new List[] {DEFAULT_SIZES};
         boolean[] perRequest = {false};
@@ -52,9 +52,9 @@ public record RdmaBenchArguments(int seconds, List<String> providers, List<Strin
                             default -> throw CliFailure.usage("bad --op '" + value + "': write, read or all");
                         };
                         default -> providers[0] = switch (value) {
-                            case "loopback", "tcp" -> List.of(value);
-                            case "all" -> List.of("loopback", "tcp");
-                            default -> throw CliFailure.usage("bad --provider '" + value + "': loopback, tcp or all");
+                            case "loopback", "iwarp" -> List.of(value);
+                            case "all" -> List.of("loopback", "iwarp");
+                            default -> throw CliFailure.usage("bad --provider '" + value + "': loopback, iwarp or all");
                         };
                     }
                 });

@@ -7,7 +7,7 @@ import org.jtarget.initiator.rdma.TcpProviderStack;
 import org.jtarget.rdma.cm.CmListener;
 
 /**
- * The second process of {@code rdma-bench}: a tcp-provider listener with a {@link BenchTarget} and a
+ * The second process of {@code rdma-bench}: a iwarp-provider listener with a {@link BenchTarget} and a
  * baseline TCP stream server. Prints {@code rdma-bench-server rdma=PORT tcp=PORT} and runs until its
  * standard input closes (the parent exits or is done).
  */

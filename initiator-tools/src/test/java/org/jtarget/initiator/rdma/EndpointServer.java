@@ -28,8 +28,8 @@ import org.jtarget.rdma.QueuePairInitAttributes;
 import org.jtarget.rdma.RdmaException;
 import org.jtarget.rdma.cm.CmEvent;
 import org.jtarget.rdma.cm.CmListener;
-import org.jtarget.rdma.tcp.TcpConnectionManager;
-import org.jtarget.rdma.tcp.TcpDevice;
+import org.jtarget.rdma.iwarp.TcpConnectionManager;
+import org.jtarget.rdma.iwarp.TcpDevice;
 
 /**
  * A store-endpoint listener in the test's process, on 127.0.0.1 over the tcp provider, answering

@@ -13,7 +13,7 @@ class RdmaBenchArgumentsTest {
     void defaultsToBothProvidersForTwoSeconds() throws CliFailure {
         RdmaBenchArguments a = RdmaBenchArguments.parse(new String[] {"rdma-bench"});
         assertThat(a.seconds()).isEqualTo(2);
-        assertThat(a.providers()).containsExactly("loopback", "tcp");
+        assertThat(a.providers()).containsExactly("loopback", "iwarp");
         assertThat(a.ops()).containsExactly("write", "read");
         assertThat(a.sizes()).containsExactly(4096, 65536, 1048576);
         assertThat(a.bufferPerRequest()).isFalse();
@@ -21,8 +21,8 @@ class RdmaBenchArgumentsTest {
 
     @Test
     void readsSecondsAndProvider() throws CliFailure {
-        RdmaBenchArguments a = RdmaBenchArguments.parse(new String[] {"rdma-bench", "--seconds=5", "--provider", "tcp"});
-        assertThat(a).isEqualTo(new RdmaBenchArguments(5, List.of("tcp"), List.of("write", "read"),
+        RdmaBenchArguments a = RdmaBenchArguments.parse(new String[] {"rdma-bench", "--seconds=5", "--provider", "iwarp"});
+        assertThat(a).isEqualTo(new RdmaBenchArguments(5, List.of("iwarp"), List.of("write", "read"),
                 RdmaBenchArguments.DEFAULT_SIZES, false));
     }
 
@@ -53,8 +53,8 @@ class RdmaBenchArgumentsTest {
 
     @Test
     void printsOneLinePerCaseInMegabits() {
-        assertThat(RdmaBench.line("tcp", true, 65536, 1.25e9, 2.5e9))
-                .isEqualTo("rdma-bench provider=tcp op=write size=65536 mbps=10000 baseline-mbps=20000");
+        assertThat(RdmaBench.line("iwarp", true, 65536, 1.25e9, 2.5e9))
+                .isEqualTo("rdma-bench provider=iwarp op=write size=65536 mbps=10000 baseline-mbps=20000");
     }
 
     @Test

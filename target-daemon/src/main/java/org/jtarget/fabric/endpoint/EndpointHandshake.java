@@ -21,7 +21,7 @@ public final class EndpointHandshake {
 
     /** The connect request's version byte. */
     public static final int VERSION = 1;
-    /** The listener's usual TCP port (the number RoCEv2 has on UDP; the tcp provider is its stand-in). */
+    /** The listener's usual TCP port (the number RoCEv2 has on UDP; the iwarp provider is its stand-in). */
     public static final int DEFAULT_PORT = 4791;
     /** The longest endpoint name, in UTF-8 bytes. */
     public static final int MAX_NAME_BYTES = 64;

@@ -1,4 +1,4 @@
-package org.jtarget.rdma.tcp;
+package org.jtarget.rdma.iwarp;
 
 /**
  * The reason a TERMINATE gives (RFC 5040 7.2: layer, error type, error code), the ones this provider

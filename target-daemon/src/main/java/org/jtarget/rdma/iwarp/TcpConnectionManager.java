@@ -1,4 +1,4 @@
-package org.jtarget.rdma.tcp;
+package org.jtarget.rdma.iwarp;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -48,7 +48,7 @@ public final class TcpConnectionManager implements ConnectionManager {
 
     /** Socket reads straight into registered regions ({@link PlacementRecvAllocator}); off for comparisons. */
     private static final boolean DIRECT_PLACEMENT =
-            !"false".equals(System.getProperty("jtarget.rdma.tcp.directPlacement"));
+            !"false".equals(System.getProperty("jtarget.rdma.iwarp.directPlacement"));
     private static final int LOW_WATER_MARK = 1 << 20;
     private static final int HIGH_WATER_MARK = 8 << 20;
 
@@ -98,6 +98,19 @@ public final class TcpConnectionManager implements ConnectionManager {
      */
     static AdaptiveRecvByteBufAllocator receiveBuffers() {
         return ReceiveSizing.adaptive(4096, 64 * 1024, 1 << 20);
+    }
+
+    /**
+     * The status a DISCONNECTED event's private data stands for: when the peer ended the connection
+     * with a TERMINATE, the data is its 4-byte control word (layer, error type, code) and this is
+     * the status its requests fail with; null for a plain disconnect. A request posted after the
+     * TERMINATE arrived is only flushed; this is how its poster learns why.
+     */
+    public static org.jtarget.rdma.WorkCompletionStatus terminationStatus(byte[] disconnectData) {
+        if (disconnectData == null || disconnectData.length != 4) {
+            return null;
+        }
+        return TcpConnection.statusOf(java.nio.ByteBuffer.wrap(disconnectData).getInt());
     }
 
     TcpDevice device() {

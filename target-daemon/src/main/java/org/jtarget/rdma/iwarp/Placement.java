@@ -1,4 +1,4 @@
-package org.jtarget.rdma.tcp;
+package org.jtarget.rdma.iwarp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

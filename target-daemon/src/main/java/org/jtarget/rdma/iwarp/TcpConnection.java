@@ -1,4 +1,4 @@
-package org.jtarget.rdma.tcp;
+package org.jtarget.rdma.iwarp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -71,6 +71,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     /** Peer-to-peer mode: the RTR the peer will send first, and whether it arrived. */
     private Rtr awaitingRtr = Rtr.NONE;
     private Rtr offeredRtr = Rtr.NONE;
+    /** The control word of the TERMINATE the peer sent (4 bytes), or empty: the DISCONNECTED event's data. */
+    private volatile byte[] peerTermination = NONE;
     /** The peer's IRD from its MPA frame: how many READs this side may have outstanding. */
     private int peerIrd = 1;
 
@@ -238,7 +240,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         TcpQueuePair q = qp;
         if (q != null && was == Phase.ESTABLISHED) {
             q.connectionLost();
-            cm.event(handler, CmEventType.DISCONNECTED, this, NONE);
+            cm.event(handler, CmEventType.DISCONNECTED, this, peerTermination);
         } else if (was == Phase.CONNECTING) {
             cm.event(handler, CmEventType.UNREACHABLE, this, NONE);
         }
@@ -454,6 +456,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         LOG.debug("rdma iwarp connection {}: peer terminated (layer {}, type {}, code {})", channel,
                 control >>> 28, control >>> 24 & 0xf, control >>> 16 & 0xff);
         decoder.abort();
+        peerTermination = new byte[] {(byte) (control >>> 24), (byte) (control >>> 16), (byte) (control >>> 8),
+            (byte) control};
         qp.terminated(statusOf(control));
         channel.close();
     }

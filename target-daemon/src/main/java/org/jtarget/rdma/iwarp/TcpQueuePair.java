@@ -1,4 +1,4 @@
-package org.jtarget.rdma.tcp;
+package org.jtarget.rdma.iwarp;
 
 import org.jtarget.rdma.AccessFlag;
 import org.jtarget.rdma.Errno;

@@ -1,4 +1,4 @@
-package org.jtarget.rdma.tcp;
+package org.jtarget.rdma.iwarp;
 
 /**
  * DDP (RFC 5041) and RDMAP (RFC 5040) header fields: the ULPDU an MPA FPDU carries starts with one

@@ -1,4 +1,4 @@
-package org.jtarget.rdma.tcp;
+package org.jtarget.rdma.iwarp;
 
 import org.jtarget.rdma.AccessFlag;
 import org.jtarget.rdma.MemoryRegion;
@@ -24,7 +24,7 @@ import static org.jtarget.rdma.RdmaFixture.ALL;
 import static org.jtarget.rdma.RdmaFixture.rdma;
 import static org.jtarget.rdma.RdmaFixture.recv;
 import static org.jtarget.rdma.RdmaFixture.send;
-import static org.jtarget.rdma.tcp.TcpFixture.await;
+import static org.jtarget.rdma.iwarp.TcpFixture.await;
 
 class TcpQueuePairTest {
 

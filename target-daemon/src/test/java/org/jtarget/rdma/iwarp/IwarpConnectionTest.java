@@ -1,4 +1,4 @@
-package org.jtarget.rdma.tcp;
+package org.jtarget.rdma.iwarp;
 
 import org.jtarget.rdma.AccessFlag;
 import org.jtarget.rdma.MemoryRegion;
@@ -33,11 +33,11 @@ import static org.jtarget.rdma.RdmaFixture.ALL;
 import static org.jtarget.rdma.RdmaFixture.rdma;
 import static org.jtarget.rdma.RdmaFixture.recv;
 import static org.jtarget.rdma.RdmaFixture.send;
-import static org.jtarget.rdma.tcp.FrameDecoderTest.fpdu;
-import static org.jtarget.rdma.tcp.FrameDecoderTest.mpaRequest;
-import static org.jtarget.rdma.tcp.FrameDecoderTest.tagged;
-import static org.jtarget.rdma.tcp.FrameDecoderTest.untagged;
-import static org.jtarget.rdma.tcp.TcpFixture.await;
+import static org.jtarget.rdma.iwarp.FrameDecoderTest.fpdu;
+import static org.jtarget.rdma.iwarp.FrameDecoderTest.mpaRequest;
+import static org.jtarget.rdma.iwarp.FrameDecoderTest.tagged;
+import static org.jtarget.rdma.iwarp.FrameDecoderTest.untagged;
+import static org.jtarget.rdma.iwarp.TcpFixture.await;
 
 /**
  * A raw socket plays an iWARP peer, hostile or not, against the provider: each violation ends its own

@@ -1,4 +1,4 @@
-package org.jtarget.rdma.tcp;
+package org.jtarget.rdma.iwarp;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
@@ -10,13 +10,14 @@ import org.jtarget.rdma.QueuePairInitAttributes;
 import org.jtarget.rdma.RdmaDevice;
 
 /**
- * The provider between processes or hosts: each queue pair is one TCP connection carrying
- * {@link TcpRdmaFrame}s, made by {@link TcpConnectionManager}. Connections run on the given Netty
- * event loops with the given (pooled) allocator, as the daemon's other fabrics do.
+ * The iwarp provider, between processes or hosts: each queue pair is one TCP connection speaking
+ * iWARP (MPA, DDP, RDMAP; see {@link TcpConnection}), made by {@link TcpConnectionManager}.
+ * Connections run on the given Netty event loops with the given (pooled) allocator, as the
+ * daemon's other fabrics do.
  *
  * <p>What it reorders, and why: requests leave in post order and the responder executes them in
- * arrival order, so SENDs and WRITEs are placed in order. An RDMA READ completes only when its
- * response has come back, a round trip later, so SENDs and WRITEs posted after it are placed at the
+ * arrival order, so SENDs and WRITEs are placed in order (and complete once TCP has them). An
+ * RDMA READ completes only when its response has come back, a round trip later, so SENDs and WRITEs posted after it are placed at the
  * peer before the READ's data is placed here (IBA allows it; FENCE and barriers restore the order).
  * Completions are reported in post order.
  */
