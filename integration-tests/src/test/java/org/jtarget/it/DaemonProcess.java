@@ -273,6 +273,22 @@ public final class DaemonProcess implements AutoCloseable {
     }
 
     /** Kills the process and anything it started, without checks (cleanup after a failure). */
+    /**
+     * Test clean-up: stops {@code daemon} with SIGTERM if it is running (failing the test when it
+     * does not exit 0) and kills it if it is still alive after that. Null is nothing to stop.
+     */
+    public static void stopCleanlyIfRunning(DaemonProcess daemon) {
+        if (daemon != null && daemon.isAlive()) {
+            try {
+                daemon.stopCleanly();
+            } finally {
+                if (daemon.isAlive()) {
+                    daemon.kill();
+                }
+            }
+        }
+    }
+
     public void kill() {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();

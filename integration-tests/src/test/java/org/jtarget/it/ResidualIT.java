@@ -19,10 +19,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * iSCSI residuals on the wire (RFC 7143 11.4.5), on the memory and the file LUN, as a raw PDU
- * client sees them. A data-out command whose Expected Data Transfer Length is shorter than its
- * CDB's transfer length (SPDTL > EDTL) is refused with ILLEGAL REQUEST / INVALID FIELD IN COMMAND
- * INFORMATION UNIT, the overflow residual set and nothing written (FCP-4 9.4.2 choice b); a
- * longer EDTL writes the CDB's blocks with an underflow residual. READs return what fits in the
+ * client sees them. A WRITE whose Expected Data Transfer Length is shorter than its CDB's transfer
+ * length (SPDTL > EDTL) writes the whole blocks that were sent and no other (FCP-4 9.4.2 choice a)
+ * or, when the EDTL ends inside a block, is refused with ILLEGAL REQUEST / INVALID FIELD IN
+ * COMMAND INFORMATION UNIT and nothing written (choice b); the overflow residual is set either way.
+ * A longer EDTL writes the CDB's blocks with an underflow residual. READs return what fits in the
  * EDTL with the residual either way.
  */
 class ResidualIT {
@@ -74,12 +75,27 @@ class ResidualIT {
 
     @ParameterizedTest(name = "LUN {0} {1}: EDTL of one of two blocks")
     @MethodSource("writes")
-    void wholeBlockOverflowIsRefusedWithNothingWritten(int lun, String name, int cdbSize) throws IOException {
+    void wholeBlockOverflowWritesTheBlocksSentAndNoOther(int lun, String name, int cdbSize) throws IOException {
         long lba = fillOld(lun, cdbSize, 2);
 
         ScsiResult r = client.execute(lun, writeCdb(cdbSize, lba, 2), filled(BLOCK, NEW));
 
-        assertRefusedWithOverflow(r, BLOCK);
+        assertThat(r.good()).as(r.toString()).isTrue();
+        assertThat(r.residual()).as("overflow residual").isEqualTo(-BLOCK);
+        byte[] back = read(lun, lba, 2);
+        assertThat(Arrays.copyOfRange(back, 0, BLOCK)).as("the block sent").containsOnly(NEW);
+        assertThat(Arrays.copyOfRange(back, BLOCK, 2 * BLOCK)).as("the block not sent").containsOnly(OLD);
+    }
+
+    @ParameterizedTest(name = "LUN {0} {1}: EDTL 0")
+    @MethodSource("writes")
+    void noDataSentWritesNothing(int lun, String name, int cdbSize) throws IOException {
+        long lba = fillOld(lun, cdbSize, 2);
+
+        ScsiResult r = client.execute(lun, writeCdb(cdbSize, lba, 1), new byte[0]);
+
+        assertThat(r.good()).as(r.toString()).isTrue();
+        assertThat(r.residual()).as("overflow residual").isEqualTo(-BLOCK);
         assertThat(read(lun, lba, 2)).as("nothing written").containsOnly(OLD);
     }
 

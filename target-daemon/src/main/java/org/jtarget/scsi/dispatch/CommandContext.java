@@ -216,22 +216,46 @@ public final class CommandContext implements Runnable {
     }
 
     /**
-     * Declares the data-out of a command that writes or compares whole logical blocks:
-     * {@code bytes} is what its CDB's transfer length implies. When the initiator's expected data
-     * transfer length is shorter (SPDTL > EDTL), the command is refused before any data moves:
-     * processing only the part that fits would answer GOOD for blocks that were never written
-     * or compared, and a length ending inside a block cannot be written at all. FCP-4 9.4.2
-     * allows exactly this choice (b): no data transferred, ILLEGAL REQUEST / INVALID FIELD IN
-     * COMMAND INFORMATION UNIT; the fabric still reports the overflow residual (RFC 7143
-     * 11.4.5.2) because the data-out length stays set. A longer EDTL (underflow) is not an error:
-     * the fabric transfers what the CDB asks for and reports the underflow.
+     * Declares the data-out of a command that writes or compares logical blocks: {@code bytes}
+     * is what its CDB's transfer length implies. FCP-4 9.4.2 gives a device server two ways with
+     * an expected data transfer length shorter than that (SPDTL > EDTL), and the fabric reports
+     * the overflow residual (RFC 7143 11.4.5.2) either way, since the data-out length stays set:
+     * <ul>
+     * <li>an EDTL of whole blocks: process the command normally on those blocks (choice a). Every
+     *     byte the initiator sent is written, so GOOD is true; the blocks it did not send are
+     *     neither requested nor touched ({@link #blockDataOutBytes()});</li>
+     * <li>an EDTL that ends inside a block: refuse before any data moves with ILLEGAL REQUEST /
+     *     INVALID FIELD IN COMMAND INFORMATION UNIT (choice b), because a partial block cannot be
+     *     written and GOOD would claim data that never reached the medium.</li>
+     * </ul>
+     * A longer EDTL (underflow) is not an error: the CDB's blocks are transferred and written.
+     * libiscsi's iSCSIResiduals tests check both cases.
      *
      * @return null, or the refusal to return from the parser
      */
     public SenseReason blockDataOut(int bytes) {
         cmd.dataOutLength(bytes);
+        int edtl = cmd.expectedDataTransferLength();
+        return edtl < bytes && edtl % lu.blockSize() != 0
+                ? SenseReason.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT : null;
+    }
+
+    /**
+     * Like {@link #blockDataOut} for a command that must act on all of its blocks or none (WRITE
+     * ATOMIC): any EDTL shorter than the CDB's transfer length is refused (FCP-4 9.4.2 choice b).
+     */
+    public SenseReason wholeBlockDataOut(int bytes) {
+        cmd.dataOutLength(bytes);
         return cmd.expectedDataTransferLength() < bytes
                 ? SenseReason.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT : null;
+    }
+
+    /**
+     * The bytes of data-out a block command acts on: the CDB's length, or the expected data
+     * transfer length where that is shorter (whole blocks, see {@link #blockDataOut}).
+     */
+    public int blockDataOutBytes() {
+        return Math.min(cmd.dataOutLength(), Math.max(0, cmd.expectedDataTransferLength()));
     }
 
     /** Rejects with INVALID FIELD IN PARAMETER LIST pointing at {@code byteIndex}. */

@@ -49,8 +49,8 @@ public final class SbcOrWrite implements CommandHandler {
     public void execute(CommandContext ctx) throws IOException {
         ByteBuf data = ctx.cmd().dataOut();
         LogicalUnit lu = ctx.lu();
-        int bytes = ctx.blocks() * lu.blockSize();
-        if (bytes == 0 || !SbcReadWrite.dataOutArrived(ctx, data == null ? 0 : data.readableBytes())) {
+        int bytes = ctx.blockDataOutBytes();
+        if (!SbcReadWrite.dataOutArrived(ctx, data == null ? 0 : data.readableBytes()) || bytes == 0) {
             return;
         }
         ByteBuf medium = ctx.cmd().alloc().directBuffer(bytes);

@@ -153,9 +153,12 @@ public final class SbcReadWrite implements CommandHandler {
     private static boolean executeWrite(CommandContext ctx) throws IOException {
         LogicalUnit lu = ctx.lu();
         ScatterList data = ctx.cmd().dataOutSegments();
-        int bytes = ctx.blocks() * lu.blockSize();
+        int bytes = ctx.blockDataOutBytes();
         if (!dataOutArrived(ctx, data == null ? 0 : data.readableBytes())) {
             return false;
+        }
+        if (bytes == 0) {
+            return true; // EDTL 0: the initiator sent no block; nothing to write (overflow residual)
         }
         // SBC-4 6.5.5: with WCE=0 every write must reach the medium before status, like FUA
         boolean fua = ctx.fua() || !lu.modes().writeCacheEnabled();
@@ -164,13 +167,13 @@ public final class SbcReadWrite implements CommandHandler {
     }
 
     /**
-     * True if all the data-out the CDB implies arrived; otherwise fails the command with nothing
-     * written. The parser refused a shorter expected data transfer length
-     * ({@link CommandContext#blockDataOut}), so a shortfall here means the transfer ended early:
-     * a GOOD status must never cover blocks that were not written or compared.
+     * True if all the data-out the command acts on ({@link CommandContext#blockDataOutBytes()})
+     * arrived; otherwise fails the command with nothing written or compared. The parser refused
+     * an expected data transfer length that ends inside a block, so a shortfall here means the
+     * transfer ended early: a GOOD status must never cover data that was sent but not written.
      */
     static boolean dataOutArrived(CommandContext ctx, int arrived) {
-        if (arrived >= ctx.blocks() * ctx.lu().blockSize()) {
+        if (arrived >= ctx.blockDataOutBytes()) {
             return true;
         }
         ctx.fail(SenseReason.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT);
@@ -183,7 +186,7 @@ public final class SbcReadWrite implements CommandHandler {
         if (ctx.mode() == 1 && !dataOutArrived(ctx, data == null ? 0 : data.readableBytes())) {
             return;
         }
-        int compareBytes = ctx.mode() == 1 ? ctx.blocks() * lu.blockSize() : 0;
+        int compareBytes = ctx.mode() == 1 ? ctx.blockDataOutBytes() : 0;
         int bs = lu.blockSize();
         int chunkBlocks = Math.max(1, VERIFY_CHUNK_BYTES / bs);
         ByteBuf buf = lu.ioBuffer(ctx.cmd(), Math.min(ctx.blocks(), chunkBlocks) * bs);

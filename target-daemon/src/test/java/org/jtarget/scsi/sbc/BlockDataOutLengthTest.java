@@ -22,7 +22,8 @@ import static org.jtarget.scsi.lun.Cdbs.rw16;
 
 /**
  * The expected data transfer length against the CDB's transfer length for commands whose
- * data-out is logical blocks (CommandContext.blockDataOut): a shorter EDTL is refused with
+ * data-out is logical blocks (CommandContext.blockDataOut, FCP-4 9.4.2): a shorter EDTL of whole
+ * blocks writes those blocks and nothing else, one that ends inside a block is refused with
  * 05/0E/03 and nothing written, a longer one writes what the CDB asks for.
  */
 class BlockDataOutLengthTest {
@@ -39,22 +40,20 @@ class BlockDataOutLengthTest {
         Arrays.fill(store.data, 0, 4 * BS, OLD);
     }
 
-    static Stream<Arguments> shortExpectedLength() {
+    static Stream<Arguments> expectedLengthEndingInsideABlock() {
         return Stream.of(
                 Arguments.of("WRITE(10) of 1 block, EDTL 200", rw10(0x2A, 0, 0, 1), 200),
-                Arguments.of("WRITE(10) of 1 block, EDTL 0", rw10(0x2A, 0, 0, 1), 0),
-                Arguments.of("WRITE(10) of 2 blocks, EDTL 1 block", rw10(0x2A, 0, 0, 2), BS),
                 Arguments.of("WRITE(12) of 2 blocks, EDTL 700", rw12(0xAA, 0, 0, 2), 700),
                 Arguments.of("WRITE(16) of 1 block, EDTL 511", rw16(0x8A, 0, 0, 1), BS - 1),
-                Arguments.of("WRITE AND VERIFY(10) of 2 blocks, EDTL 1 block", rw10(0x2E, 0, 0, 2), BS),
-                Arguments.of("VERIFY(10) BYTCHK=1 of 2 blocks, EDTL 1 block", rw10(0x2F, 0x02, 0, 2), BS),
+                Arguments.of("WRITE AND VERIFY(10) of 2 blocks, EDTL 600", rw10(0x2E, 0, 0, 2), 600),
+                Arguments.of("VERIFY(10) BYTCHK=1 of 2 blocks, EDTL 600", rw10(0x2F, 0x02, 0, 2), 600),
                 Arguments.of("ORWRITE(16) of 1 block, EDTL 200", rw16(0x8B, 0, 0, 1), 200),
-                Arguments.of("WRITE ATOMIC(16) of 2 blocks, EDTL 1 block", writeAtomic16(0, 2), BS));
+                Arguments.of("WRITE ATOMIC(16) of 2 blocks, EDTL 1 block (all or nothing)", writeAtomic16(0, 2), BS));
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("shortExpectedLength")
-    void shorterExpectedLengthIsRefusedBeforeDataMovesAndWritesNothing(String name, byte[] cdb, int edtl) {
+    @MethodSource("expectedLengthEndingInsideABlock")
+    void partialBlockIsRefusedBeforeDataMovesAndNothingIsWritten(String name, byte[] cdb, int edtl) {
         ScsiCommand cmd = h.submit(CoreHarness.NEXUS_A, 0, 1, cdb, edtl, filled(edtl, NEW));
         h.runIo();
         Result r = h.results.get(cmd);
@@ -65,6 +64,41 @@ class BlockDataOutLengthTest {
         assertThat(store.data).startsWith(filled(4 * BS, OLD));
         // the fabric reports the overflow residual from the CDB's length (RFC 7143 11.4.5.2)
         assertThat(cmd.dataOutLength()).isGreaterThan(edtl);
+    }
+
+    static Stream<Arguments> expectedLengthOfWholeBlocks() {
+        return Stream.of(
+                Arguments.of("WRITE(10)", rw10(0x2A, 0, 0, 2)),
+                Arguments.of("WRITE(16)", rw16(0x8A, 0, 0, 2)),
+                Arguments.of("WRITE AND VERIFY(10)", rw10(0x2E, 0, 0, 2)),
+                Arguments.of("ORWRITE(16)", rw16(0x8B, 0, 0, 2)));
+    }
+
+    @ParameterizedTest(name = "{0} of 2 blocks, EDTL 1 block")
+    @MethodSource("expectedLengthOfWholeBlocks")
+    void wholeBlocksThatFitAreWrittenAndTheRestIsUntouched(String name, byte[] cdb) {
+        Result r = h.run(cdb, BS, filled(BS, NEW));
+
+        assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
+        byte[] expected = name.startsWith("ORWRITE") ? filled(BS, OLD | NEW) : filled(BS, NEW);
+        assertThat(Arrays.copyOfRange(store.data, 0, BS)).isEqualTo(expected);
+        assertThat(Arrays.copyOfRange(store.data, BS, 4 * BS)).containsOnly(OLD);
+    }
+
+    @Test
+    void zeroExpectedLengthWritesNothingAndIsGood() {
+        Result r = h.run(rw10(0x2A, 0, 0, 1), 0, null);
+
+        assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(store.data).startsWith(filled(4 * BS, OLD));
+    }
+
+    @Test
+    void verifyComparesTheBlocksThatWereSent() {
+        Arrays.fill(store.data, BS, 2 * BS, NEW); // block 1 differs from the data; only block 0 is sent
+        Result r = h.run(rw10(0x2F, 0x02, 0, 2), BS, filled(BS, OLD));
+
+        assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
     }
 
     @Test
