@@ -21,8 +21,9 @@ import java.util.function.Function;
  * which the core answers with TASK SET FULL (DESIGN 4.4). In normal operation the queue never
  * fills: the SCSI core admits at most the LU's queue depth of commands per LU (config
  * {@code queue-depth}, at most 512, below the daemon's queue of 1024) and parks the rest while
- * their fabric holds its window (iSCSI: MaxCmdSN), so TASK SET FULL here is a last resort. Tasks of one LU may run concurrently:
- * the control mode page reports unrestricted reordering (QAM 1h), so SIMPLE tasks need no order.
+ * their fabric holds its window (iSCSI: MaxCmdSN), so TASK SET FULL here is a last resort.
+ * Tasks of one LU may run concurrently: the control mode page reports unrestricted reordering
+ * (QAM 1h), so SIMPLE tasks need no order.
  * ORDERED/HEAD OF QUEUE are not yet given stronger guarantees.
  */
 public final class LunIoExecutors {

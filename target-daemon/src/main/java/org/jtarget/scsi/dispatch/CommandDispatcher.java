@@ -22,8 +22,9 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * Runs every command through its LU's queue depth (admitted, or parked until a slot frees:
  * {@link LunQueueDepth}, {@link FabricOps#commandParked}), then the fixed gate, its parser and its
- * executor (DESIGN 3 "Dispatch"): control byte → LUN exists → unit attention → reservation conflict → ALUA state → parse (range checks, write protect) →
- * {@link FabricOps#writePending} for data-out → execute → exactly one final FabricOps call.
+ * executor (DESIGN 3 "Dispatch"): control byte → LUN exists → unit attention → reservation
+ * conflict → ALUA state → parse (range checks, write protect) → {@link FabricOps#writePending}
+ * for data-out → execute → exactly one final FabricOps call.
  *
  * <p>Aborts: a command in data-out transfer that task management aborts is ended here with
  * {@link FabricOps#abortedTask} on its event loop; the fabric must then drop the task's

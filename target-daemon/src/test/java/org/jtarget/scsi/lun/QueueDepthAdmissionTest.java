@@ -16,6 +16,7 @@ import static org.jtarget.scsi.lun.CoreHarness.NEXUS_B;
  * (no data-out asked for, no store I/O, the fabric told), admitted first in, first out as admitted
  * commands end, and aborted there by task management and nexus loss. The store is blocking and
  * its I/O runs only when the test says ({@link CoreHarness#io}), so "busy" is simply "not run yet".
+ * A LU added at run time (config reload) is covered in {@code TargetRegistryTest}.
  */
 class QueueDepthAdmissionTest {
 
@@ -127,20 +128,6 @@ class QueueDepthAdmissionTest {
         assertThat(h.results.get(running).end()).isEqualTo("aborted");
         assertThat(h.results.get(otherParked).end()).isEqualTo("dataIn");
         assertThat(store.calls).as("B's command got the slot; A's never touched the store").containsExactly("read 3 1");
-    }
-
-    @Test
-    void aLogicalUnitAddedAtRunTimeHasItsQueueDepth() {
-        CoreHarness h = harness(0);
-        assertThat(h.core.logicalUnit(0).queueDepth()).as("0: no limit").isNull();
-        h.core.addLogicalUnit(new LogicalUnitDefinition(1, store, false, false, 0, null, 1));
-        assertThat(h.core.logicalUnit(1).queueDepth().limit()).isEqualTo(1);
-        read(h, NEXUS_A, 1, 1);
-        read(h, NEXUS_A, 1, 2);
-        assertThat(h.events).containsExactly("parked 2");
-        assertThat(h.io).hasSize(1);
-        h.runIo();
-        assertThat(store.calls).containsExactly("read 1 1", "read 2 1");
     }
 
     @Test

@@ -12,11 +12,12 @@ import io.netty.util.collection.IntObjectHashMap;
  * ExpCmdSN and inFlight up together, completion moves inFlight down). Comparisons use serial
  * number arithmetic (RFC 1982, 32 bits). Single-threaded: used on the session's event loop only.
  *
- * <p>Logical unit queue depth: while any of the session's commands is parked by the core (its LU
- * is at its queue depth, {@code FabricOps.commandParked}), the window is <em>held</em>: MaxCmdSN stays where it
- * was when the first one began to wait, whatever completes meanwhile, so an initiator feeding a
- * saturated LU runs out of CmdSNs instead of filling target memory. When the last waiter is
- * admitted MaxCmdSN jumps to what completions have freed (it never decreases either way).
+ * <p>Logical unit queue depth: while any of the session's commands is parked by the core (its
+ * LU is at its queue depth, {@code FabricOps.commandParked}), the window is <em>held</em>:
+ * MaxCmdSN stays where it was when the first one was parked, whatever completes meanwhile, so an
+ * initiator feeding a saturated LU runs out of CmdSNs instead of filling target memory. When the
+ * last parked command is admitted (or ended) MaxCmdSN jumps to what completions have freed (it
+ * never decreases either way).
  *
  * @param <T> what is queued for later delivery
  */
