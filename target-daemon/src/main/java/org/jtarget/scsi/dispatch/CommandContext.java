@@ -3,6 +3,7 @@ package org.jtarget.scsi.dispatch;
 import io.netty.util.concurrent.FastThreadLocal;
 import org.jtarget.scsi.lun.LbaRangeLock;
 import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.LunQueueDepth;
 import org.jtarget.scsi.lun.ScsiTargetCore;
 import org.jtarget.scsi.sense.SenseBuilder;
 import org.jtarget.scsi.sense.SenseReason;
@@ -20,7 +21,7 @@ import java.util.List;
  * not allocate one per I/O. It is also the Runnable handed to the LU's I/O executor, and
  * {@link #completion()} the Runnable that brings the result back to the event loop.
  */
-public final class CommandContext implements Runnable {
+public final class CommandContext implements Runnable, LunQueueDepth.Waiter {
 
     /** States of the command within the core. */
     public static final int STATE_NEW = 0;
@@ -29,6 +30,8 @@ public final class CommandContext implements Runnable {
     public static final int STATE_DONE = 3;
     /** Waiting for an overlapping COMPARE AND WRITE / ORWRITE (or for others, if it is one). */
     public static final int STATE_RANGE_WAIT = 4;
+    /** Parked by its LU's queue depth: in the task set, not yet gated (see {@link LunQueueDepth}). */
+    public static final int STATE_PARKED = 5;
 
     private static final int POOL_CAP = 1024;
     private static final FastThreadLocal<ArrayDeque<CommandContext>> POOL = new FastThreadLocal<>() {
@@ -40,6 +43,7 @@ public final class CommandContext implements Runnable {
 
     private final Runnable completion = this::complete;
     private final Runnable resume = this::resume;
+    private final Runnable unpark = this::unpark;
     private final LbaRangeLock.Holder rangeHolder = new LbaRangeLock.Holder(this::rangeGranted);
 
     private ScsiCommand cmd;
@@ -68,6 +72,8 @@ public final class CommandContext implements Runnable {
     private int state;
     private int generation;
     private int taskSlot = -1;
+    /** Holds a slot of its LU's queue depth, given back when the command ends. */
+    private boolean admittedToLu;
     private List<TmfCompletion> waiters;
 
     /** Takes a context from this thread's pool. */
@@ -85,6 +91,7 @@ public final class CommandContext implements Runnable {
         target = null;
         waiters = null;
         taskSlot = -1;
+        admittedToLu = false;
         generation++;
         ArrayDeque<CommandContext> pool = POOL.get();
         if (pool.size() < POOL_CAP) {
@@ -121,6 +128,16 @@ public final class CommandContext implements Runnable {
 
     private void complete() {
         dispatcher.finish(this);
+    }
+
+    /** A parked command got its LU slot (on the thread that freed it): continue on its event loop. */
+    @Override
+    public void admitted() {
+        cmd.eventLoop().execute(unpark);
+    }
+
+    private void unpark() {
+        dispatcher.admittedFromPark(this);
     }
 
     /** Range lock granted (on the releasing thread): continue on this command's event loop. */
@@ -299,6 +316,9 @@ public final class CommandContext implements Runnable {
 
     // ---- task set / task management ----
     public int state() { return state; }
+    /** True while the command holds a slot of its LU's queue depth. */
+    boolean admittedToLu() { return admittedToLu; }
+    void admittedToLu(boolean admitted) { this.admittedToLu = admitted; }
     void state(int s) { this.state = s; }
     public int generation() { return generation; }
     public int taskSlot() { return taskSlot; }
