@@ -67,6 +67,7 @@ public final class CommandContext implements Runnable, LunQueueDepth.Waiter {
     private int bitPointer;
     private boolean fieldInCdb;
     private int specialStatus;
+    private boolean exclusiveRange;
 
     private Runnable detachedStart;
     private int state;
@@ -113,6 +114,7 @@ public final class CommandContext implements Runnable, LunQueueDepth.Waiter {
         bitPointer = SenseBuilder.NONE;
         fieldInCdb = true;
         specialStatus = 0;
+        exclusiveRange = false;
         detachedStart = null;
         state = STATE_NEW;
     }
@@ -234,32 +236,30 @@ public final class CommandContext implements Runnable, LunQueueDepth.Waiter {
 
     /**
      * Declares the data-out of a command that writes or compares logical blocks: {@code bytes}
-     * is what its CDB's transfer length implies. FCP-4 9.4.2 gives a device server two ways with
-     * an expected data transfer length shorter than that (SPDTL > EDTL), and the fabric reports
-     * the overflow residual (RFC 7143 11.4.5.2) either way, since the data-out length stays set:
-     * <ul>
-     * <li>an EDTL of whole blocks: process the command normally on those blocks (choice a). Every
-     *     byte the initiator sent is written, so GOOD is true; the blocks it did not send are
-     *     neither requested nor touched ({@link #blockDataOutBytes()});</li>
-     * <li>an EDTL that ends inside a block: refuse before any data moves with ILLEGAL REQUEST /
-     *     INVALID FIELD IN COMMAND INFORMATION UNIT (choice b), because a partial block cannot be
-     *     written and GOOD would claim data that never reached the medium.</li>
-     * </ul>
-     * A longer EDTL (underflow) is not an error: the CDB's blocks are transferred and written.
-     * libiscsi's iSCSIResiduals tests check both cases.
-     *
-     * @return null, or the refusal to return from the parser
+     * is what its CDB's transfer length implies. With a shorter expected data transfer length
+     * (SPDTL > EDTL) the command is processed normally on the data the initiator sends and no
+     * more is requested (FCP-4 9.4.2 choice a, the model iSCSI targets follow; the fabric reports
+     * the overflow residual, RFC 7143 11.4.5.2): every byte sent is written or compared, so GOOD
+     * is true, and the medium beyond it is left as it was ({@link #blockDataOutBytes()}). When
+     * the EDTL ends inside a block, that block is read, modified and written, so the command
+     * holds its LBA range exclusively ({@link #exclusiveRange()}) and no other write can slip in
+     * between the read and the write. A longer EDTL (underflow) is not an error: the CDB's blocks
+     * are transferred. libiscsi's iSCSIResiduals tests check these cases.
      */
-    public SenseReason blockDataOut(int bytes) {
+    public void blockDataOut(int bytes) {
         cmd.dataOutLength(bytes);
-        int edtl = cmd.expectedDataTransferLength();
-        return edtl < bytes && edtl % lu.blockSize() != 0
-                ? SenseReason.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT : null;
+        if (blockDataOutBytes() % lu.blockSize() != 0) {
+            exclusiveRange = true;
+        }
     }
+
+    /** True if the command must hold its LBA range exclusively whatever its table row says. */
+    public boolean exclusiveRange() { return exclusiveRange; }
 
     /**
      * Like {@link #blockDataOut} for a command that must act on all of its blocks or none (WRITE
-     * ATOMIC): any EDTL shorter than the CDB's transfer length is refused (FCP-4 9.4.2 choice b).
+     * ATOMIC): any EDTL shorter than the CDB's transfer length is refused before data moves with
+     * ILLEGAL REQUEST / INVALID FIELD IN COMMAND INFORMATION UNIT (FCP-4 9.4.2 choice b).
      */
     public SenseReason wholeBlockDataOut(int bytes) {
         cmd.dataOutLength(bytes);
@@ -269,7 +269,7 @@ public final class CommandContext implements Runnable, LunQueueDepth.Waiter {
 
     /**
      * The bytes of data-out a block command acts on: the CDB's length, or the expected data
-     * transfer length where that is shorter (whole blocks, see {@link #blockDataOut}).
+     * transfer length where that is shorter (see {@link #blockDataOut}); may end inside a block.
      */
     public int blockDataOutBytes() {
         return Math.min(cmd.dataOutLength(), Math.max(0, cmd.expectedDataTransferLength()));

@@ -238,7 +238,7 @@ public final class CommandDispatcher {
         if (lu != null && ctx.blocks() > 0 && entry.has(OpcodeEntry.RANGE_SHARED | OpcodeEntry.RANGE_EXCLUSIVE)) {
             ctx.state(CommandContext.STATE_RANGE_WAIT);
             if (!lu.rangeLock().acquire(ctx.rangeHolder(), ctx.lba(), ctx.blocks(),
-                    entry.has(OpcodeEntry.RANGE_EXCLUSIVE))) {
+                    entry.has(OpcodeEntry.RANGE_EXCLUSIVE) || ctx.exclusiveRange())) {
                 return; // resumeAfterRangeLock runs on the event loop once the range is free
             }
         }

@@ -121,7 +121,10 @@ public final class SbcReadWrite implements CommandHandler {
             cmd.dataIn(ctx.lu().ioBuffer(cmd, bytes));
             return null;
         }
-        return kind != Kind.VERIFY || ctx.mode() == 1 ? ctx.blockDataOut(bytes) : null;
+        if (kind != Kind.VERIFY || ctx.mode() == 1) {
+            ctx.blockDataOut(bytes);
+        }
+        return null;
     }
 
     /** A READ of blocks the store has in memory (a file store's page cache) needs no I/O thread. */
@@ -158,19 +161,46 @@ public final class SbcReadWrite implements CommandHandler {
             return false;
         }
         if (bytes == 0) {
-            return true; // EDTL 0: the initiator sent no block; nothing to write (overflow residual)
+            return true; // EDTL 0: the initiator sent nothing to write (overflow residual)
         }
         // SBC-4 6.5.5: with WCE=0 every write must reach the medium before status, like FUA
         boolean fua = ctx.fua() || !lu.modes().writeCacheEnabled();
-        lu.store().write(ctx.lba(), data, bytes, fua); // the segments as received: no view, no copy
+        if (bytes % lu.blockSize() == 0) {
+            lu.store().write(ctx.lba(), data, bytes, fua); // the segments as received: no view, no copy
+        } else {
+            writeEndingInsideABlock(ctx, bytes, fua);
+        }
         return true;
     }
 
     /**
+     * An expected data transfer length that ends inside a block (CommandContext.blockDataOut):
+     * the bytes sent are written and the rest of that last block keeps what the medium holds. The
+     * command holds its range exclusively, so the read and the write of that block see no other
+     * write in between. A rare path (an initiator that disagrees with the block size): one
+     * buffer, one copy.
+     */
+    private static void writeEndingInsideABlock(CommandContext ctx, int bytes, boolean fua) throws IOException {
+        LogicalUnit lu = ctx.lu();
+        int bs = lu.blockSize();
+        int blocks = bytes / bs + 1;
+        ByteBuf merged = lu.ioBuffer(ctx.cmd(), blocks * bs);
+        try {
+            merged.writerIndex((blocks - 1) * bs);
+            lu.store().read(ctx.lba() + blocks - 1, 1, merged);
+            ByteBuf data = ctx.cmd().dataOut();
+            merged.setBytes(0, data, data.readerIndex(), bytes);
+            lu.store().write(ctx.lba(), merged, fua);
+        } finally {
+            merged.release();
+        }
+    }
+
+    /**
      * True if all the data-out the command acts on ({@link CommandContext#blockDataOutBytes()})
-     * arrived; otherwise fails the command with nothing written or compared. The parser refused
-     * an expected data transfer length that ends inside a block, so a shortfall here means the
-     * transfer ended early: a GOOD status must never cover data that was sent but not written.
+     * arrived; otherwise fails the command with nothing written or compared: a shortfall means
+     * the transfer ended early, and a GOOD status must never cover data that was sent but not
+     * written.
      */
     static boolean dataOutArrived(CommandContext ctx, int arrived) {
         if (arrived >= ctx.blockDataOutBytes()) {
