@@ -91,6 +91,21 @@ class RpingLoopTest {
     }
 
     @Test
+    void aPersistentServerServesOneClientAfterAnother() throws Exception {
+        Served s = serve("-P", "-V", "-v");
+        try (RpingServer server = s.server()) {
+            for (int client = 0; client < 3; client++) {
+                ClientRun c = clientOf(s, new ByteArrayOutputStream(), "-C", "10", "-V");
+                assertThat(c.exitCode()).as(c.err()).isZero();
+            }
+            assertThat(s.done()).isNotDone(); // still serving
+            // each client starts again at ping 0, and the server checks each against that
+            assertThat(s.out().toString().lines().filter(l -> l.startsWith("server ping data: rdma-ping-9: ")))
+                    .hasSize(3);
+        }
+    }
+
+    @Test
     void aServerThatWritesBackOtherDataIsAMismatch() throws Exception {
         Served s = serve();
         try (RpingServer server = s.server()) {
