@@ -105,9 +105,19 @@ final class PingConnection {
         post(qp.postSend(wr), what);
         WorkCompletionOpcode done = op == WorkRequestOpcode.RDMA_READ ? WorkCompletionOpcode.RDMA_READ
                 : WorkCompletionOpcode.RDMA_WRITE;
-        while (next(what).opcode != done) {
-            // a SEND's completion: counted by next
+        while (true) {
+            WorkCompletionOpcode got = next(what).opcode;
+            if (got == done) {
+                return;
+            }
+            if (got != WorkCompletionOpcode.SEND) { // a SEND's completion is counted off by next
+                throw unexpected(got, what);
+            }
         }
+    }
+
+    private static CliFailure unexpected(WorkCompletionOpcode op, String what) {
+        return new CliFailure(CliFailure.IO_ERROR, "unexpected " + op + " completion while waiting for " + what);
     }
 
     /**
@@ -127,8 +137,7 @@ final class PingConnection {
                 return info;
             }
             if (wc.opcode != WorkCompletionOpcode.SEND) {
-                throw new CliFailure(CliFailure.IO_ERROR, "unexpected " + wc.opcode + " completion while waiting for "
-                        + what);
+                throw unexpected(wc.opcode, what);
             }
         }
     }
@@ -138,7 +147,7 @@ final class PingConnection {
         while (pendingSends > 0) {
             WorkCompletion wc = next(what);
             if (wc.opcode != WorkCompletionOpcode.SEND) {
-                throw new CliFailure(CliFailure.IO_ERROR, "unexpected " + wc.opcode + " completion before " + what);
+                throw unexpected(wc.opcode, what);
             }
         }
     }
