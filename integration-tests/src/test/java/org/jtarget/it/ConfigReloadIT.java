@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the bench finishes without an error, iscsi-ls shows LUN 2 and not LUN 1, and an initiator that
  * was logged in before gets LOGICAL UNIT NOT SUPPORTED (05/25/00) on LUN 1 afterwards. A reload
  * with a change that needs a restart is refused with one log line naming the key, and nothing
- * changes.
+ * changes. The daemon runs under {@code nohup} (SIGHUP ignored when it starts, as under some
+ * supervisors and CI runners): it must take SIGHUP as its reload request all the same.
  */
 class ConfigReloadIT {
 
@@ -80,7 +81,7 @@ class ConfigReloadIT {
     void aLunIsAddedAndAnotherRemovedWhileABenchRunsOnAThird() throws Exception {
         int port = DaemonProcess.freePort();
         Path config = DaemonConfig.write(dir, config(port, 1, ""));
-        daemon = DaemonProcess.start(config, port);
+        daemon = DaemonProcess.startIgnoringHangups(config, port);
         try (RawIscsiClient before = session()) {
             assertThat(before.testUnitReadyClearingUnitAttention(1).good()).as("LUN 1 before the reload").isTrue();
 
@@ -131,7 +132,7 @@ class ConfigReloadIT {
     void aReloadThatNeedsARestartIsRefusedAndChangesNothing() throws Exception {
         int port = DaemonProcess.freePort();
         Path config = DaemonConfig.write(dir, config(port, 1, ""));
-        daemon = DaemonProcess.start(config, port);
+        daemon = DaemonProcess.startIgnoringHangups(config, port);
         Files.writeString(config, config(port, 2, ", read-only: true")); // LUN 0 changed: needs a restart
         hangUp();
         awaitLog("reload refused", () -> daemon.log().contains("reload refused"), Duration.ofSeconds(20));
@@ -145,7 +146,7 @@ class ConfigReloadIT {
     void anAclThatNoLongerAdmitsAnInitiatorEndsItsSession() throws Exception {
         int port = DaemonProcess.freePort();
         Path config = DaemonConfig.write(dir, config(port, 1, ""));
-        daemon = DaemonProcess.start(config, port);
+        daemon = DaemonProcess.startIgnoringHangups(config, port);
         try (RawIscsiClient dropped = session()) {
             assertThat(dropped.testUnitReadyClearingUnitAttention(0).good()).isTrue();
             Files.writeString(config, config(port, 1, "", "[ iqn.2026-11.org.jtarget:someone-else ]"));
