@@ -177,3 +177,49 @@ drop_caches() {
   sync
   echo 3 >/proc/sys/vm/drop_caches
 }
+
+# rdma_start: the kernel's RDMA stack with a software iWARP device: siw (built by build-image,
+# bookworm's kernel lacks it) bound to eth0 as siw0, rdma_rxe loaded beside it (not linked: two
+# devices on one address would leave rdma_cm to pick either), and what the tools see printed.
+rdma_start() {
+  step "load siw and rdma_rxe, add siw0 on eth0"
+  modinfo -F filename siw >/dev/null 2>&1 || fail "no siw module: build-image did not build siw.ko"
+  run modprobe -a siw rdma_rxe rdma_cm rdma_ucm ib_uverbs
+  run rdma link add siw0 type siw netdev eth0
+  runto /tmp/rdma-link rdma link
+  grep -q "siw0/1 state ACTIVE" /tmp/rdma-link || fail "siw0 is not ACTIVE in 'rdma link'"
+  runto /tmp/ibv-devices ibv_devices
+  grep -qw siw0 /tmp/ibv-devices || fail "ibv_devices does not list siw0 (no siw verbs provider in ibverbs-providers?)"
+}
+
+# guest_address: the guest's IPv4 address on eth0 (10.0.2.15 under QEMU's user-mode network).
+guest_address() {
+  ip -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1 | head -1
+}
+
+# await_listen PORT: waits (10 s at most) until a TCP socket listens on PORT; siw's listener is a
+# kernel socket, which ss shows too.
+await_listen() {
+  retry 10 sh -c "ss -ltnH | grep -q ':$1 '" || fail "nothing listens on TCP port $1 after 10 s"
+}
+
+# rping_pings FILE PREFIX COUNT: FILE holds COUNT lines of rping -v output starting with PREFIX
+# ("ping data: " for a client, "server ping data: " for a server), the last of ping COUNT-1.
+rping_pings() {
+  local file=$1 prefix=$2 count=$3 n
+  n=$(grep -c "^${prefix}rdma-ping-" "$file")
+  [ "$n" -eq "$count" ] || fail "rping printed $n pings, not $count ($file)"
+  grep -q "^${prefix}rdma-ping-$((count - 1)): " "$file" || fail "the last ping printed is not ping $((count - 1))"
+  echo "$count pings of rping data seen ($prefix...)"
+}
+
+# rping_server_done PID LOG COUNT: the background rping -s PID (its output in LOG) must exit 0 after
+# its client's COUNT pings, each of them printed (-v).
+rping_server_done() {
+  local pid=$1 log=$2 count=$3 status
+  wait "$pid"
+  status=$?
+  cat "$log"
+  [ "$status" -eq 0 ] || fail "rping -s exited with $status (124: no client finished in time)"
+  rping_pings "$log" "server ping data: " "$count"
+}

@@ -24,10 +24,9 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  *   units, os, config, buffer        leaves: the JDK (and the leaves named in each rule) only
  *   io, rdma, backstore              no SCSI, no fabric, no config
  *   scsi                             the core: no fabric, config, daemon or Netty channels
- *   fabric                           protocols over the core
+ *   fabric                           protocols over the core: no io (LU policy and I/O threads are the core's)
  *   daemon                           wiring: may use everything, nothing uses it
  * </pre>
- * {@code fabric -> io} is allowed for now: queue-depth admission moves into the core later.
  */
 @AnalyzeClasses(packages = "org.jtarget", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
@@ -57,6 +56,14 @@ class ArchitectureTest {
                     ROOT + ".backstore..")
             .because("rdma is the verbs layer (memory regions, queue pairs, connection manager) that iSER and "
                     + "SRP will sit on; data paths over it are fabrics");
+
+    @ArchTest
+    static final ArchRule fabricsUseNoIo = noClasses()
+            .that().resideInAPackage(ROOT + ".fabric..")
+            .should().dependOnClassesThat().resideInAPackage(ROOT + ".io..")
+            .because("a fabric reaches logical units only through the core's SPI: queue-depth admission and "
+                    + "the I/O threads are LU policy the core applies to every fabric (iSCSI now, SRP next), "
+                    + "and a fabric signals back-pressure through FabricOps.commandParked");
 
     @ArchTest
     static final ArchRule nativeCallsAreLinkedOnlyInLibc = noClasses()

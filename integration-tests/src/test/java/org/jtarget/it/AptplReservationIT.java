@@ -42,15 +42,7 @@ class AptplReservationIT {
 
     @AfterEach
     void stop() {
-        if (daemon != null && daemon.isAlive()) {
-            try {
-                daemon.stopCleanly();
-            } finally {
-                if (daemon.isAlive()) {
-                    daemon.kill();
-                }
-            }
-        }
+        DaemonProcess.stopCleanlyIfRunning(daemon);
     }
 
     private Path writeConfig(int port) throws IOException {

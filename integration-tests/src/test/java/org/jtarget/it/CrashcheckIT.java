@@ -84,15 +84,7 @@ class CrashcheckIT {
         if (writer != null && writer.isAlive()) {
             writer.destroyForcibly();
         }
-        if (daemon != null && daemon.isAlive()) {
-            try {
-                daemon.stopCleanly();
-            } finally {
-                if (daemon.isAlive()) {
-                    daemon.kill();
-                }
-            }
-        }
+        DaemonProcess.stopCleanlyIfRunning(daemon);
     }
 
     @ParameterizedTest(name = "mode {0}")

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -74,13 +75,29 @@ public final class DaemonProcess implements AutoCloseable {
         return launch(config, port, LEAK_DETECTION);
     }
 
+    /**
+     * {@link #start(Path, int)} under {@code nohup}: the daemon starts with SIGHUP ignored, as under
+     * some supervisors and CI runners, and must still take SIGHUP as its reload request.
+     */
+    public static DaemonProcess startIgnoringHangups(Path config, int port) {
+        DaemonProcess d = launch(config, port, LEAK_DETECTION, "nohup");
+        d.awaitListening();
+        return d;
+    }
+
     /** {@link #launch(Path, int)} with Netty's leak detector at {@code leakDetection} (e.g. "paranoid"). */
     public static DaemonProcess launch(Path config, int port, String leakDetection) {
+        return launch(config, port, leakDetection, new String[0]);
+    }
+
+    private static DaemonProcess launch(Path config, int port, String leakDetection, String... prefix) {
         Path dir = config.toAbsolutePath().getParent();
         Path out = dir.resolve("daemon.log");
         Path err = dir.resolve("daemon.err");
         Path script = jtargetd();
-        ProcessBuilder pb = new ProcessBuilder(script.toString(), "--config", config.toAbsolutePath().toString())
+        List<String> command = new ArrayList<>(List.of(prefix));
+        command.addAll(List.of(script.toString(), "--config", config.toAbsolutePath().toString()));
+        ProcessBuilder pb = new ProcessBuilder(command)
                 .directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
@@ -273,6 +290,22 @@ public final class DaemonProcess implements AutoCloseable {
     }
 
     /** Kills the process and anything it started, without checks (cleanup after a failure). */
+    /**
+     * Test clean-up: stops {@code daemon} with SIGTERM if it is running (failing the test when it
+     * does not exit 0) and kills it if it is still alive after that. Null is nothing to stop.
+     */
+    public static void stopCleanlyIfRunning(DaemonProcess daemon) {
+        if (daemon != null && daemon.isAlive()) {
+            try {
+                daemon.stopCleanly();
+            } finally {
+                if (daemon.isAlive()) {
+                    daemon.kill();
+                }
+            }
+        }
+    }
+
     public void kill() {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();

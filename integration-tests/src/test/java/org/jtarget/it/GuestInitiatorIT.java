@@ -7,9 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -30,7 +32,12 @@ import org.junit.jupiter.api.io.TempDir;
  * <li>the daemon killed (SIGKILL) and restarted on the same port and file store while fio runs:
  * the initiator reconnects and fio finishes without a verify error;</li>
  * <li>persistent reservations from two initiator names (sg_persist), blkdiscard as UNMAP on a thin
- * file LUN (the host file shrinks), and what sg_inq/sg_vpd/sg_readcap show.</li>
+ * file LUN (the host file shrinks), and what sg_inq/sg_vpd/sg_readcap show;</li>
+ * <li>the guest's own RDMA stack: siw (built by build-image) and rdma_rxe load, siw0 on eth0, and
+ * rdma-core's rping against itself over siw0 with data verification (no host side involved);</li>
+ * <li>(disabled until the iwarp provider lands, issue 14) the guest's rping client against our
+ * {@code jtarget-initiator rping -s} on the host, and</li>
+ * <li>(likewise) our rping client against {@code rping -s} in the guest through a QEMU port forward.</li>
  * </ol>
  * Each scenario prints its wall time and the guest's boot time. The guest runs under TCG on
  * machines without hardware virtualisation (minutes of CPU for the suite), so fio runs are short
@@ -50,6 +57,19 @@ class GuestInitiatorIT {
     static final long LUN_MIB = 256;
     /** mkfs.xfs wants at least 300 MB. */
     static final long XFS_LUN_MIB = 384;
+
+    /** Pings of the guest-to-guest rping over siw. */
+    static final int GUEST_SIW_PINGS = 20;
+    /** Pings of the rping scenarios between the guest and our rping, as issue 14 asks. */
+    static final int RPING_PINGS = 100;
+    /** rping's own port, where the guest's rping -s listens for scenario 8. */
+    static final int GUEST_RPING_PORT = 7174;
+    /**
+     * Why scenarios 7 and 8 are disabled: enabling them is deleting their {@code @Disabled} line
+     * once the provider speaks iWARP.
+     */
+    static final String WAITS_FOR_IWARP = "waits for the iwarp provider (issue 14): until our emulated RDMA "
+            + "provider speaks MPA/DDP/RDMAP, jtarget-initiator rping cannot talk to the guest's siw";
 
     /** The second portal's port (group 2), chosen when the daemon's config is written. */
     private static int portB;
@@ -187,6 +207,62 @@ class GuestInitiatorIT {
         long allocatedKib = Long.parseLong(du.stdout().trim().split("\\s+")[0]);
         assertThat(allocatedKib).as("KiB allocated in the thin file after blkdiscard (UNMAP punches holes): "
                 + du.describe()).isLessThan(4096);
+    }
+
+    /** Scenario 6: rping over the guest's own siw0, guest to guest. */
+    @Test
+    @Order(6)
+    void rpingOverTheGuestsOwnSiw() throws Exception {
+        Map<String, String> vars = vars();
+        vars.put("RPING_COUNT", Integer.toString(GUEST_SIW_PINGS));
+        runScenario("siw-rping", vars);
+    }
+
+    /**
+     * Scenario 7: the guest's {@code rping -c -a 10.0.2.2 -p PORT -C 100 -v -V} over siw against our
+     * {@code jtarget-initiator rping -s -V -v} on the host; both sides verify every ping. (Issue 14
+     * also wants this with MPA CRC on: run it a second time with the server's CRC option once the
+     * iwarp provider has one.)
+     */
+    @Test
+    @Order(7)
+    @Disabled(WAITS_FOR_IWARP)
+    void guestRpingAgainstOurServer() throws Exception {
+        int port = DaemonProcess.freePort();
+        try (HostRping server = HostRping.server(dir, port)) {
+            Map<String, String> vars = vars();
+            vars.put("RPING_PORT", Integer.toString(port));
+            vars.put("RPING_COUNT", Integer.toString(RPING_PINGS));
+            runScenario("rping-to-host", vars);
+            assertThat(server.awaitExit(Duration.ofSeconds(30))).as("our rping server:\n%s", server.output()).isZero();
+            assertThat(server.output().lines().filter(l -> l.startsWith("server ping data: rdma-ping-")))
+                    .as("our rping server:\n%s", server.output()).hasSize(RPING_PINGS);
+        }
+    }
+
+    /**
+     * Scenario 8: our {@code jtarget-initiator rping -c -C 100 -v -V} on the host against
+     * {@code rping -s} in the guest over siw, through a QEMU port forward. (With CRC on too, as 7.)
+     */
+    @Test
+    @Order(8)
+    @Disabled(WAITS_FOR_IWARP)
+    void ourRpingAgainstTheGuests() throws Exception {
+        int hostPort = DaemonProcess.freePort();
+        Map<String, String> vars = vars();
+        vars.put("RPING_PORT", Integer.toString(GUEST_RPING_PORT));
+        vars.put("RPING_COUNT", Integer.toString(RPING_PINGS));
+        try (GuestVm vm = GuestVm.start("rping-from-host", vars, GUEST_TIMEOUT,
+                List.of(new GuestVm.PortForward(hostPort, GUEST_RPING_PORT)))) {
+            vm.awaitLine(Pattern.compile("^JTARGET-GUEST-SIGNAL rping-server-ready$"), GUEST_TIMEOUT);
+            ClientTool.Result client = HostRping.client(hostPort, RPING_PINGS);
+            assertThat(client.exitCode()).as("our rping client:\n%s\n%s", client.describe(), vm.tail()).isZero();
+            assertThat(client.stdout().lines().filter(l -> l.startsWith("ping data: rdma-ping-")))
+                    .as(client.describe()).hasSize(RPING_PINGS);
+            GuestVm.Result r = vm.finish(GUEST_TIMEOUT.plus(WAIT_SLACK));
+            assertThat(r.exitCode()).as("guest scenario rping-from-host failed:\n%s%s", r.failures(), vm.tail())
+                    .isZero();
+        }
     }
 
     // ------------------------------------------------------------------ helpers

@@ -1,9 +1,12 @@
 package org.jtarget.daemon;
 
+import org.jtarget.os.Libc;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
@@ -30,6 +33,28 @@ final class ShutdownSignals implements StopRequests {
     private ShutdownSignals() {
     }
 
+    /**
+     * A daemon started with SIGHUP ignored (nohup, some supervisors and CI runners) would keep
+     * ignoring it: the JVM installs no handler for a signal ignored at that moment, and
+     * {@code Signal.handle} then succeeds without ever being called, so {@code systemctl reload}
+     * and {@code kill -HUP} would silently do nothing. Like other daemons, jtargetd takes SIGHUP as
+     * its reload request whatever it inherited: an ignored SIGHUP is set back to its default just
+     * before the handler is installed (a hangup in between would end the process, as it would have
+     * without nohup).
+     */
+    private static void unignoreHangups() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = Libc.newCallState(arena);
+            if (Libc.signalDisposition(state, Libc.SIGHUP) == Libc.SIG_IGN
+                    && Libc.signal(state, Libc.SIGHUP, Libc.SIG_DFL) == -1) {
+                LOG.warn("SIGHUP is ignored and cannot be restored (errno {}): no config reload on SIGHUP",
+                        Libc.errno(state));
+            }
+        } catch (RuntimeException | LinkageError e) {
+            LOG.warn("cannot check whether SIGHUP is ignored ({}); config reload may not work", e.toString());
+        }
+    }
+
     /** Installs the handlers and the hook; the hook waits at most {@code hookWait} for the stop. */
     static ShutdownSignals install(Duration hookWait) {
         ShutdownSignals signals = new ShutdownSignals();
@@ -40,6 +65,7 @@ final class ShutdownSignals implements StopRequests {
                 LOG.debug("cannot handle SIG{} ({}); relying on the shutdown hook", name, e.toString());
             }
         }
+        unignoreHangups();
         try {
             Signal.handle(new Signal("HUP"), s -> signals.reloads.release());
         } catch (IllegalArgumentException | UnsupportedOperationException e) {

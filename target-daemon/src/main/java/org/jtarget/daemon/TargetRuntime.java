@@ -18,7 +18,6 @@ import org.jtarget.fabric.iscsi.IscsiTargetSettings;
 import org.jtarget.fabric.iscsi.login.LoginSettings;
 import org.jtarget.fabric.iscsi.tcp.IscsiTcpFabric;
 import org.jtarget.io.LunIoExecutors;
-import org.jtarget.io.LunQueueDepths;
 import org.jtarget.fabric.iscsi.session.ConnectionSettings;
 import org.jtarget.scsi.alua.TargetPortGroup;
 import org.jtarget.scsi.alua.TargetPortGroups;
@@ -100,9 +99,8 @@ public final class TargetRuntime implements DaemonRuntime {
         mediumWatch.start(MEDIUM_WATCH_PERIOD);
         bossGroup = IscsiTcpFabric.newEventLoopGroup(1);
         workerGroup = IscsiTcpFabric.newEventLoopGroup(config.daemon().eventLoopThreads());
-        // LU queue depths (LunConfig.queueDepth): commands past them wait, holding their session's MaxCmdSN
         fabric = new IscsiTcpFabric(pool, bossGroup, workerGroup, registry, LoginSettings.defaults(),
-                ConnectionSettings.defaults().withQueueDepths(queueDepths()));
+                ConnectionSettings.defaults());
         for (int i = 0; i < config.portals().size(); i++) {
             bind(i, config.portals().get(i));
         }
@@ -132,7 +130,7 @@ public final class TargetRuntime implements DaemonRuntime {
     private LogicalUnitDefinition lunDefinition(LunConfig lun) {
         Backstore store = stores.get(lun.backstore());
         return new LogicalUnitDefinition(lun.lun(), store, lun.readOnly(), lun.removable(),
-                config.daemon().sanitizeRate(), ioAllocator(store));
+                config.daemon().sanitizeRate(), ioAllocator(store), lun.queueDepth());
     }
 
     /**
@@ -265,17 +263,6 @@ public final class TargetRuntime implements DaemonRuntime {
             }
             mediumWatch.watch(lu, probe);
         }
-    }
-
-    /** The {@code queue-depth} of every LUN mapping, by target and LUN. */
-    private LunQueueDepths queueDepths() {
-        LunQueueDepths depths = new LunQueueDepths();
-        for (TargetConfig target : config.targets()) {
-            for (LunConfig lun : target.luns()) {
-                depths.limit(target.iqn(), lun.lun(), lun.queueDepth());
-            }
-        }
-        return depths;
     }
 
     private static IscsiPortalDefinition portalDefinition(PortalConfig p) {

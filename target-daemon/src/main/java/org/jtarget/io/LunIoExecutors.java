@@ -19,10 +19,11 @@ import java.util.function.Function;
  * Per-logical-unit I/O executors (DESIGN 4.3): blocking store calls run here, never on an event
  * loop. Each LU gets a bounded pool of daemon platform threads; a full queue rejects the task,
  * which the core answers with TASK SET FULL (DESIGN 4.4). In normal operation the queue never
- * fills: the fabric admits at most {@link LunQueueDepth#limit()} commands per LU (config
- * {@code queue-depth}, at most 512, below the daemon's queue of 1024) and makes the rest wait
- * with their session's MaxCmdSN held, so TASK SET FULL here is a last resort. Tasks of one LU may run concurrently:
- * the control mode page reports unrestricted reordering (QAM 1h), so SIMPLE tasks need no order.
+ * fills: the SCSI core admits at most the LU's queue depth of commands per LU (config
+ * {@code queue-depth}, at most 512, below the daemon's queue of 1024) and parks the rest while
+ * their fabric holds its window (iSCSI: MaxCmdSN), so TASK SET FULL here is a last resort.
+ * Tasks of one LU may run concurrently: the control mode page reports unrestricted reordering
+ * (QAM 1h), so SIMPLE tasks need no order.
  * ORDERED/HEAD OF QUEUE are not yet given stronger guarantees.
  */
 public final class LunIoExecutors {

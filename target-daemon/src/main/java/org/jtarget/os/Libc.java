@@ -19,6 +19,7 @@ import java.lang.invoke.VarHandle;
  * <li>memory: mmap(2), munmap(2), mlock(2), munlock(2), madvise(2)</li>
  * <li>files and devices: open(2), close(2), pread(2), pwrite(2), preadv2(2), fdatasync(2),
  *     fallocate(2), lseek(2), ioctl(2)</li>
+ * <li>signals: sigaction(2) (query only), signal(2)</li>
  * </ul>
  *
  * <p>Every downcall captures errno into a caller-supplied call state ({@link #newCallState});
@@ -85,6 +86,23 @@ public final class Libc {
     private static final MethodHandle IOCTL = downcall("ioctl",
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
                     ValueLayout.ADDRESS), Linker.Option.firstVariadicArg(2));
+
+    /** sigaction(2) with a null new action: queries the current one into a struct sigaction. */
+    private static final MethodHandle SIGACTION = downcall("sigaction",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
+                    ValueLayout.ADDRESS));
+    private static final MethodHandle SIGNAL = downcall("signal",
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+    /**
+     * Bytes reserved for glibc's struct sigaction (152 on x86-64 and AArch64), whose first member
+     * is the handler (sa_handler / sa_sigaction union) on both.
+     */
+    private static final long SIGACTION_BYTES = 256;
+
+    public static final int SIGHUP = 1;
+    /** signal(2) dispositions as handler addresses. */
+    public static final long SIG_DFL = 0;
+    public static final long SIG_IGN = 1;
 
     /** See {@link #errnoIgnored()}. */
     private static final MemorySegment ERRNO_IGNORED = Arena.global().allocate(CALL_STATE);
@@ -277,6 +295,29 @@ public final class Libc {
     public static int ioctl(MemorySegment state, int fd, long request, MemorySegment arg) {
         try {
             return (int) IOCTL.invokeExact(state, fd, request, arg);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * The current disposition of signal {@code sig} (sigaction(2) queried with a null new action):
+     * {@link #SIG_DFL}, {@link #SIG_IGN} or a handler's address; -1 with errno in {@code state}.
+     */
+    public static long signalDisposition(MemorySegment state, int sig) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment current = arena.allocate(SIGACTION_BYTES, Long.BYTES);
+            int rc = (int) SIGACTION.invokeExact(state, sig, 0L, current);
+            return rc == 0 ? current.get(ValueLayout.JAVA_LONG, 0) : -1;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** signal(2): sets {@code sig}'s disposition to {@code handler}; the previous one, or -1 (SIG_ERR). */
+    public static long signal(MemorySegment state, int sig, long handler) {
+        try {
+            return (long) SIGNAL.invokeExact(state, sig, handler);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -46,7 +46,9 @@ public record CliArguments(Command command, IscsiUrl url, RdmaUrl rdmaUrl, int v
             + " [--rw read|write|rw|randread|randwrite|randrw] [--rwmixread PCT] [--bs SIZE] [--seconds N]"
             + " [--ramp SECONDS] [--lba N] [--blocks N]\n"
             + "       jtarget-initiator rdma-bench [--seconds N] [--provider loopback|iwarp|all] [--op write|read|all] [--size BYTES]\n"
-            + "                                    [--buffers one|per-request]";
+            + "                                    [--buffers one|per-request]\n"
+            + "       jtarget-initiator rping -s [-vVP] [-a ADDR] [-p PORT] [-S SIZE]\n"
+            + "       jtarget-initiator rping -c [-vV] -a ADDR [-p PORT] [-C COUNT] [-S SIZE]";
 
     /** Parses {@code args}; any problem is a {@link CliFailure#USAGE} failure. */
     public static CliArguments parse(String[] args) throws CliFailure {

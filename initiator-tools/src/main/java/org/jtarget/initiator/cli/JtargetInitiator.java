@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import org.jtarget.initiator.bench.Bench;
 import org.jtarget.initiator.crashcheck.Crashcheck;
 import org.jtarget.initiator.rdmabench.RdmaBench;
+import org.jtarget.initiator.rping.Rping;
 
 /**
  * {@code jtarget-initiator COMMAND URL [OPTIONS]}: a small iSCSI initiator for checking a target
@@ -29,6 +30,8 @@ import org.jtarget.initiator.rdmabench.RdmaBench;
  * command line and shares the exit codes, as does {@code bench} ({@link Bench}, a load generator:
  * 4 when a command ended in CHECK CONDITION, 5 when a connection was lost). {@code rdma-bench}
  * ({@link RdmaBench}) measures the emulated RDMA providers against plain TCP (5 on a failure).
+ * {@code rping -s|-c} ({@link Rping}) is rdma-core's rping over the emulated provider: 1 when data
+ * came back different, 3 when the client cannot connect, 5 when a work request or the connection failed.
  */
 public final class JtargetInitiator {
 
@@ -52,6 +55,8 @@ public final class JtargetInitiator {
                 Bench.run(args, out);
             } else if (RdmaBench.handles(args)) {
                 RdmaBench.run(args, out);
+            } else if (Rping.handles(args)) {
+                Rping.run(args, out, err);
             } else {
                 CliArguments a = CliArguments.parse(args);
                 if (a.rdmaUrl() != null) {

@@ -3,6 +3,7 @@ package org.jtarget.scsi.dispatch;
 import io.netty.util.concurrent.FastThreadLocal;
 import org.jtarget.scsi.lun.LbaRangeLock;
 import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.LunQueueDepth;
 import org.jtarget.scsi.lun.ScsiTargetCore;
 import org.jtarget.scsi.sense.SenseBuilder;
 import org.jtarget.scsi.sense.SenseReason;
@@ -20,7 +21,7 @@ import java.util.List;
  * not allocate one per I/O. It is also the Runnable handed to the LU's I/O executor, and
  * {@link #completion()} the Runnable that brings the result back to the event loop.
  */
-public final class CommandContext implements Runnable {
+public final class CommandContext implements Runnable, LunQueueDepth.Waiter {
 
     /** States of the command within the core. */
     public static final int STATE_NEW = 0;
@@ -29,6 +30,8 @@ public final class CommandContext implements Runnable {
     public static final int STATE_DONE = 3;
     /** Waiting for an overlapping COMPARE AND WRITE / ORWRITE (or for others, if it is one). */
     public static final int STATE_RANGE_WAIT = 4;
+    /** Parked by its LU's queue depth: in the task set, not yet gated (see {@link LunQueueDepth}). */
+    public static final int STATE_PARKED = 5;
 
     private static final int POOL_CAP = 1024;
     private static final FastThreadLocal<ArrayDeque<CommandContext>> POOL = new FastThreadLocal<>() {
@@ -40,6 +43,7 @@ public final class CommandContext implements Runnable {
 
     private final Runnable completion = this::complete;
     private final Runnable resume = this::resume;
+    private final Runnable unpark = this::unpark;
     private final LbaRangeLock.Holder rangeHolder = new LbaRangeLock.Holder(this::rangeGranted);
 
     private ScsiCommand cmd;
@@ -63,11 +67,14 @@ public final class CommandContext implements Runnable {
     private int bitPointer;
     private boolean fieldInCdb;
     private int specialStatus;
+    private boolean exclusiveRange;
 
     private Runnable detachedStart;
     private int state;
     private int generation;
     private int taskSlot = -1;
+    /** Holds a slot of its LU's queue depth, given back when the command ends. */
+    private boolean admittedToLu;
     private List<TmfCompletion> waiters;
 
     /** Takes a context from this thread's pool. */
@@ -85,6 +92,7 @@ public final class CommandContext implements Runnable {
         target = null;
         waiters = null;
         taskSlot = -1;
+        admittedToLu = false;
         generation++;
         ArrayDeque<CommandContext> pool = POOL.get();
         if (pool.size() < POOL_CAP) {
@@ -106,6 +114,7 @@ public final class CommandContext implements Runnable {
         bitPointer = SenseBuilder.NONE;
         fieldInCdb = true;
         specialStatus = 0;
+        exclusiveRange = false;
         detachedStart = null;
         state = STATE_NEW;
     }
@@ -121,6 +130,16 @@ public final class CommandContext implements Runnable {
 
     private void complete() {
         dispatcher.finish(this);
+    }
+
+    /** A parked command got its LU slot (on the thread that freed it): continue on its event loop. */
+    @Override
+    public void admitted() {
+        cmd.eventLoop().execute(unpark);
+    }
+
+    private void unpark() {
+        dispatcher.admittedFromPark(this);
     }
 
     /** Range lock granted (on the releasing thread): continue on this command's event loop. */
@@ -216,22 +235,44 @@ public final class CommandContext implements Runnable {
     }
 
     /**
-     * Declares the data-out of a command that writes or compares whole logical blocks:
-     * {@code bytes} is what its CDB's transfer length implies. When the initiator's expected data
-     * transfer length is shorter (SPDTL > EDTL), the command is refused before any data moves:
-     * processing only the part that fits would answer GOOD for blocks that were never written
-     * or compared, and a length ending inside a block cannot be written at all. FCP-4 9.4.2
-     * allows exactly this choice (b): no data transferred, ILLEGAL REQUEST / INVALID FIELD IN
-     * COMMAND INFORMATION UNIT; the fabric still reports the overflow residual (RFC 7143
-     * 11.4.5.2) because the data-out length stays set. A longer EDTL (underflow) is not an error:
-     * the fabric transfers what the CDB asks for and reports the underflow.
-     *
-     * @return null, or the refusal to return from the parser
+     * Declares the data-out of a command that writes or compares logical blocks: {@code bytes}
+     * is what its CDB's transfer length implies. With a shorter expected data transfer length
+     * (SPDTL > EDTL) the command is processed normally on the data the initiator sends and no
+     * more is requested (FCP-4 9.4.2 choice a, the model iSCSI targets follow; the fabric reports
+     * the overflow residual, RFC 7143 11.4.5.2): every byte sent is written or compared, so GOOD
+     * is true, and the medium beyond it is left as it was ({@link #blockDataOutBytes()}). When
+     * the EDTL ends inside a block, that block is read, modified and written, so the command
+     * holds its LBA range exclusively ({@link #exclusiveRange()}) and no other write can slip in
+     * between the read and the write. A longer EDTL (underflow) is not an error: the CDB's blocks
+     * are transferred. libiscsi's iSCSIResiduals tests check these cases.
      */
-    public SenseReason blockDataOut(int bytes) {
+    public void blockDataOut(int bytes) {
+        cmd.dataOutLength(bytes);
+        if (blockDataOutBytes() % lu.blockSize() != 0) {
+            exclusiveRange = true;
+        }
+    }
+
+    /** True if the command must hold its LBA range exclusively whatever its table row says. */
+    public boolean exclusiveRange() { return exclusiveRange; }
+
+    /**
+     * Like {@link #blockDataOut} for a command that must act on all of its blocks or none (WRITE
+     * ATOMIC): any EDTL shorter than the CDB's transfer length is refused before data moves with
+     * ILLEGAL REQUEST / INVALID FIELD IN COMMAND INFORMATION UNIT (FCP-4 9.4.2 choice b).
+     */
+    public SenseReason wholeBlockDataOut(int bytes) {
         cmd.dataOutLength(bytes);
         return cmd.expectedDataTransferLength() < bytes
                 ? SenseReason.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT : null;
+    }
+
+    /**
+     * The bytes of data-out a block command acts on: the CDB's length, or the expected data
+     * transfer length where that is shorter (see {@link #blockDataOut}); may end inside a block.
+     */
+    public int blockDataOutBytes() {
+        return Math.min(cmd.dataOutLength(), Math.max(0, cmd.expectedDataTransferLength()));
     }
 
     /** Rejects with INVALID FIELD IN PARAMETER LIST pointing at {@code byteIndex}. */
@@ -275,6 +316,9 @@ public final class CommandContext implements Runnable {
 
     // ---- task set / task management ----
     public int state() { return state; }
+    /** True while the command holds a slot of its LU's queue depth. */
+    boolean admittedToLu() { return admittedToLu; }
+    void admittedToLu(boolean admitted) { this.admittedToLu = admitted; }
     void state(int s) { this.state = s; }
     public int generation() { return generation; }
     public int taskSlot() { return taskSlot; }

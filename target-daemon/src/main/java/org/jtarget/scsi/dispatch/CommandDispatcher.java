@@ -3,6 +3,7 @@ package org.jtarget.scsi.dispatch;
 import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.scsi.cdb.Opcodes;
 import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.LunQueueDepth;
 import org.jtarget.scsi.lun.LunTable;
 import org.jtarget.scsi.lun.ScsiTargetCore;
 import org.jtarget.scsi.sense.SenseBuilder;
@@ -19,9 +20,11 @@ import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * Runs every command through the fixed gate, its parser and its executor (DESIGN 3 "Dispatch"):
- * control byte → LUN exists → unit attention → reservation conflict → ALUA state → parse (range checks, write protect) →
- * {@link FabricOps#writePending} for data-out → execute → exactly one final FabricOps call.
+ * Runs every command through its LU's queue depth (admitted, or parked until a slot frees:
+ * {@link LunQueueDepth}, {@link FabricOps#commandParked}), then the fixed gate, its parser and its
+ * executor (DESIGN 3 "Dispatch"): control byte → LUN exists → unit attention → reservation
+ * conflict → ALUA state → parse (range checks, write protect) → {@link FabricOps#writePending}
+ * for data-out → execute → exactly one final FabricOps call.
  *
  * <p>Aborts: a command in data-out transfer that task management aborts is ended here with
  * {@link FabricOps#abortedTask} on its event loop; the fabric must then drop the task's
@@ -47,11 +50,69 @@ public final class CommandDispatcher {
         return table;
     }
 
-    /** Gate, parse and start a command (on the fabric's event loop). */
+    /** Admit (or park), gate, parse and start a command (on the fabric's event loop). */
     public void submit(ScsiCommand cmd) {
         CommandContext ctx = CommandContext.acquire();
         ctx.bind(cmd, this, target);
         cmd.coreContext(ctx);
+        LunTable luns = target.lunsOf(cmd.nexus()); // what this initiator may see (node ACL), lock-free
+        LogicalUnit lu = luns.get(cmd.lun());
+        ctx.lu(lu, luns.readOnly(cmd.lun()));
+        LunQueueDepth depth = lu == null ? null : lu.queueDepth();
+        if (depth != null) {
+            if (!depth.enter(ctx)) {
+                park(ctx, depth);
+                return;
+            }
+            ctx.admittedToLu(true);
+        }
+        start(ctx);
+    }
+
+    /**
+     * The LU is at its queue depth: the command waits in its task set (task management aborts it
+     * there) with no data-out and no store I/O, until {@link #admittedFromPark} or an abort.
+     */
+    private void park(CommandContext ctx, LunQueueDepth depth) {
+        ScsiCommand cmd = ctx.cmd();
+        ctx.state(CommandContext.STATE_PARKED);
+        ctx.lu().taskSet().add(ctx);
+        if (!cmd.fabric().commandParked(cmd) && depth.cancel(ctx)) {
+            // the initiator ignores the fabric's flow control: SAM-5 5.3.1, the last resort
+            ctx.failWithStatus(ScsiStatus.TASK_SET_FULL);
+            endParked(ctx);
+        }
+    }
+
+    /** On the event loop: a parked command holds a slot of its LU now; it goes on (or ends, if aborted meanwhile). */
+    void admittedFromPark(CommandContext ctx) {
+        ctx.admittedToLu(true);
+        ScsiCommand cmd = ctx.cmd();
+        cmd.fabric().commandUnparked(cmd);
+        if (cmd.isAborted()) {
+            finish(ctx); // SAM-5 5.6: no status; finish passes the slot on
+            return;
+        }
+        start(ctx);
+    }
+
+    /** Task management aborted a parked command: out of the LU's queue and ended, unless admitted meanwhile. */
+    private void abortParked(CommandContext ctx) {
+        if (ctx.lu().queueDepth().cancel(ctx)) {
+            endParked(ctx);
+        } // else its admission is on the way to this loop: admittedFromPark ends it
+    }
+
+    /** Ends a command that never got a slot (aborted, or TASK SET FULL). */
+    private void endParked(CommandContext ctx) {
+        ScsiCommand cmd = ctx.cmd();
+        cmd.fabric().commandUnparked(cmd);
+        finish(ctx);
+    }
+
+    /** Gate, parse and start a command that holds its LU slot (or whose LU has no queue depth). */
+    private void start(CommandContext ctx) {
+        ScsiCommand cmd = ctx.cmd();
         try {
             SenseReason rejected = gateAndParse(ctx);
             if (rejected != null || ctx.specialStatus() != 0) {
@@ -96,9 +157,7 @@ public final class CommandDispatcher {
     private SenseReason gateAndParse(CommandContext ctx) {
         ScsiCommand cmd = ctx.cmd();
         OpcodeEntry entry = table.lookup(cmd.cdb());
-        LunTable luns = target.lunsOf(cmd.nexus()); // what this initiator may see (node ACL), lock-free
-        LogicalUnit lu = luns.get(cmd.lun());
-        ctx.lu(lu, luns.readOnly(cmd.lun()));
+        LogicalUnit lu = ctx.lu(); // looked up by submit
         ctx.entry(entry);
         if (entry == null && lu != null && table.row(cmd.opcode()) != null) {
             // SPC-4 4.2.5.x: a supported opcode with an unsupported service action is INVALID FIELD IN CDB
@@ -132,7 +191,9 @@ public final class CommandDispatcher {
                     return inaccessible;
                 }
             }
-            lu.taskSet().add(ctx);
+            if (ctx.taskSlot() < 0) {
+                lu.taskSet().add(ctx); // a command that was parked is there already
+            }
             if (lu.removed()) {
                 return SenseReason.LOGICAL_UNIT_NOT_SUPPORTED; // removed since the lookup; its store may be closing
             }
@@ -177,7 +238,7 @@ public final class CommandDispatcher {
         if (lu != null && ctx.blocks() > 0 && entry.has(OpcodeEntry.RANGE_SHARED | OpcodeEntry.RANGE_EXCLUSIVE)) {
             ctx.state(CommandContext.STATE_RANGE_WAIT);
             if (!lu.rangeLock().acquire(ctx.rangeHolder(), ctx.lba(), ctx.blocks(),
-                    entry.has(OpcodeEntry.RANGE_EXCLUSIVE))) {
+                    entry.has(OpcodeEntry.RANGE_EXCLUSIVE) || ctx.exclusiveRange())) {
                 return; // resumeAfterRangeLock runs on the event loop once the range is free
             }
         }
@@ -291,6 +352,7 @@ public final class CommandDispatcher {
     void finish(CommandContext ctx) {
         ScsiCommand cmd = ctx.cmd();
         LogicalUnit lu = ctx.lu();
+        boolean heldLuSlot = ctx.admittedToLu();
         ctx.state(CommandContext.STATE_DONE);
         if (lu != null) {
             lu.rangeLock().release(ctx.rangeHolder()); // may schedule commands waiting for the range
@@ -309,6 +371,9 @@ public final class CommandDispatcher {
             fabric.queueDataIn(cmd);
         } else {
             fabric.queueStatus(cmd);
+        }
+        if (heldLuSlot) {
+            lu.queueDepth().exit(); // may admit the oldest parked command of the LU, on its own loop
         }
         if (waiters != null) {
             for (int i = 0; i < waiters.size(); i++) {
@@ -335,14 +400,19 @@ public final class CommandDispatcher {
 
     /**
      * Task management marked {@code ctx}'s command aborted (under the task set lock): end it on
-     * its event loop if it is waiting for data-out; otherwise it ends where it is running.
+     * its event loop if it is waiting for data-out or parked; otherwise it ends where it is running.
      */
     public void scheduleAbort(CommandContext ctx) {
         ScsiCommand cmd = ctx.cmd();
         int generation = ctx.generation();
         cmd.eventLoop().execute(() -> {
-            if (ctx.generation() == generation && ctx.state() == CommandContext.STATE_WRITE_PENDING) {
+            if (ctx.generation() != generation) {
+                return;
+            }
+            if (ctx.state() == CommandContext.STATE_WRITE_PENDING) {
                 finish(ctx);
+            } else if (ctx.state() == CommandContext.STATE_PARKED) {
+                abortParked(ctx);
             }
         });
     }

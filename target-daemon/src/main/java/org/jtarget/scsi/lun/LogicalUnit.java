@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One logical unit (SAM-5 4.5): a store plus what the core emulates on top of it: identity,
- * mode parameters, unit attentions, reservations, and the task set of in-flight commands.
+ * mode parameters, unit attentions, reservations, the task set of in-flight commands and the
+ * queue depth that admits or parks them.
  */
 public final class LogicalUnit {
 
@@ -35,6 +36,8 @@ public final class LogicalUnit {
     private final TaskSet taskSet = new TaskSet();
     private final LbaRangeLock rangeLock = new LbaRangeLock();
     private final Reservations reservations;
+    /** Admission of this LU's commands, or null if it has no queue depth. */
+    private final LunQueueDepth queueDepth;
     private final MediumState medium = new MediumState();
     private final CopyResults copyResults = new CopyResults();
     private final String targetName;
@@ -69,6 +72,7 @@ public final class LogicalUnit {
         this.ioExecutor = ioExecutor;
         this.modes = new ModeParameters(info.writeCacheEnabled());
         this.reservations = new Reservations(unitAttentions, prState);
+        this.queueDepth = definition.queueDepth() > 0 ? new LunQueueDepth(definition.queueDepth()) : null;
     }
 
     public int lun() { return definition.lun(); }
@@ -108,6 +112,8 @@ public final class LogicalUnit {
     public ModeParameters modes() { return modes; }
     public UnitAttentions unitAttentions() { return unitAttentions; }
     public TaskSet taskSet() { return taskSet; }
+    /** How many of this LU's commands are admitted at once (the others are parked), or null: no limit. */
+    public LunQueueDepth queueDepth() { return queueDepth; }
     /** SPC-2 and persistent reservations (SPC-4 5.13). */
     public Reservations reservations() { return reservations; }
     /** Medium present/started, removal prevention, sanitize state (SBC-4 4.11, 4.15, 4.20). */

@@ -14,11 +14,20 @@ import org.jtarget.backstore.spi.Backstore;
  * @param ioAllocator where READ data buffers for this store come from ({@code BufferPool.ioAllocator()}:
  *                    page-aligned pinned-arena buffers that O_DIRECT stores use in place), or null
  *                    for the command's own allocator (the fabric's pooled one)
+ * @param queueDepth commands of this LU admitted at once, from every nexus (config key
+ *                   {@code queue-depth}, see {@link LunQueueDepth}); more are parked in arrival
+ *                   order; 0 = no limit
  */
 public record LogicalUnitDefinition(int lun, Backstore store, boolean readOnly, boolean removable,
-                                    long sanitizeBytesPerSecond, ByteBufAllocator ioAllocator) {
+                                    long sanitizeBytesPerSecond, ByteBufAllocator ioAllocator, int queueDepth) {
 
-    /** READ buffers from the command's allocator. */
+    /** Without a queue depth (tests, tools). */
+    public LogicalUnitDefinition(int lun, Backstore store, boolean readOnly, boolean removable,
+                                 long sanitizeBytesPerSecond, ByteBufAllocator ioAllocator) {
+        this(lun, store, readOnly, removable, sanitizeBytesPerSecond, ioAllocator, 0);
+    }
+
+    /** READ buffers from the command's allocator, no queue depth. */
     public LogicalUnitDefinition(int lun, Backstore store, boolean readOnly, boolean removable,
                                  long sanitizeBytesPerSecond) {
         this(lun, store, readOnly, removable, sanitizeBytesPerSecond, null);
@@ -35,6 +44,9 @@ public record LogicalUnitDefinition(int lun, Backstore store, boolean readOnly, 
         }
         if (store == null) {
             throw new IllegalArgumentException("LUN " + lun + ": store is null");
+        }
+        if (queueDepth < 0) {
+            throw new IllegalArgumentException("LUN " + lun + ": queue depth < 0: " + queueDepth);
         }
     }
 }

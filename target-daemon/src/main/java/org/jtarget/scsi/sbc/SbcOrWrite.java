@@ -42,23 +42,31 @@ public final class SbcOrWrite implements CommandHandler {
         ctx.lba(lba);
         ctx.blocks((int) blocks);
         ctx.fua((cdb[FLAGS_OFFSET] & FUA) != 0);
-        return blocks > 0 ? ctx.blockDataOut((int) blocks * ctx.lu().blockSize()) : null;
+        if (blocks > 0) {
+            ctx.blockDataOut((int) blocks * ctx.lu().blockSize());
+        }
+        return null;
     }
 
     @Override
     public void execute(CommandContext ctx) throws IOException {
         ByteBuf data = ctx.cmd().dataOut();
         LogicalUnit lu = ctx.lu();
-        int bytes = ctx.blocks() * lu.blockSize();
-        if (bytes == 0 || !SbcReadWrite.dataOutArrived(ctx, data == null ? 0 : data.readableBytes())) {
+        int bytes = ctx.blockDataOutBytes();
+        if (!SbcReadWrite.dataOutArrived(ctx, data == null ? 0 : data.readableBytes()) || bytes == 0) {
             return;
         }
-        ByteBuf medium = ctx.cmd().alloc().directBuffer(bytes);
+        int blocks = (bytes + lu.blockSize() - 1) / lu.blockSize(); // the last may be partly sent
+        ByteBuf medium = ctx.cmd().alloc().directBuffer(blocks * lu.blockSize());
         try {
-            lu.store().read(ctx.lba(), bytes / lu.blockSize(), medium);
+            lu.store().read(ctx.lba(), blocks, medium);
             int src = data.readerIndex();
-            for (int i = 0; i < bytes; i += Long.BYTES) { // blocks are multiples of 8 bytes
+            int i = 0;
+            for (; i + Long.BYTES <= bytes; i += Long.BYTES) {
                 medium.setLong(i, medium.getLong(i) | data.getLong(src + i));
+            }
+            for (; i < bytes; i++) { // an EDTL that ends inside a block, off an 8-byte boundary
+                medium.setByte(i, medium.getByte(i) | data.getByte(src + i));
             }
             // SBC-4 6.5.5: with WCE=0 every write must reach the medium before status, like FUA
             lu.store().write(ctx.lba(), medium, ctx.fua() || !lu.modes().writeCacheEnabled());

@@ -121,7 +121,10 @@ public final class SbcReadWrite implements CommandHandler {
             cmd.dataIn(ctx.lu().ioBuffer(cmd, bytes));
             return null;
         }
-        return kind != Kind.VERIFY || ctx.mode() == 1 ? ctx.blockDataOut(bytes) : null;
+        if (kind != Kind.VERIFY || ctx.mode() == 1) {
+            ctx.blockDataOut(bytes);
+        }
+        return null;
     }
 
     /** A READ of blocks the store has in memory (a file store's page cache) needs no I/O thread. */
@@ -153,24 +156,54 @@ public final class SbcReadWrite implements CommandHandler {
     private static boolean executeWrite(CommandContext ctx) throws IOException {
         LogicalUnit lu = ctx.lu();
         ScatterList data = ctx.cmd().dataOutSegments();
-        int bytes = ctx.blocks() * lu.blockSize();
+        int bytes = ctx.blockDataOutBytes();
         if (!dataOutArrived(ctx, data == null ? 0 : data.readableBytes())) {
             return false;
         }
+        if (bytes == 0) {
+            return true; // EDTL 0: the initiator sent nothing to write (overflow residual)
+        }
         // SBC-4 6.5.5: with WCE=0 every write must reach the medium before status, like FUA
         boolean fua = ctx.fua() || !lu.modes().writeCacheEnabled();
-        lu.store().write(ctx.lba(), data, bytes, fua); // the segments as received: no view, no copy
+        if (bytes % lu.blockSize() == 0) {
+            lu.store().write(ctx.lba(), data, bytes, fua); // the segments as received: no view, no copy
+        } else {
+            writeEndingInsideABlock(ctx, bytes, fua);
+        }
         return true;
     }
 
     /**
-     * True if all the data-out the CDB implies arrived; otherwise fails the command with nothing
-     * written. The parser refused a shorter expected data transfer length
-     * ({@link CommandContext#blockDataOut}), so a shortfall here means the transfer ended early:
-     * a GOOD status must never cover blocks that were not written or compared.
+     * An expected data transfer length that ends inside a block (CommandContext.blockDataOut):
+     * the bytes sent are written and the rest of that last block keeps what the medium holds. The
+     * command holds its range exclusively, so the read and the write of that block see no other
+     * write in between. A rare path (an initiator that disagrees with the block size): one
+     * buffer, one copy.
+     */
+    private static void writeEndingInsideABlock(CommandContext ctx, int bytes, boolean fua) throws IOException {
+        LogicalUnit lu = ctx.lu();
+        int bs = lu.blockSize();
+        int blocks = bytes / bs + 1;
+        ByteBuf merged = lu.ioBuffer(ctx.cmd(), blocks * bs);
+        try {
+            merged.writerIndex((blocks - 1) * bs);
+            lu.store().read(ctx.lba() + blocks - 1, 1, merged);
+            ByteBuf data = ctx.cmd().dataOut();
+            merged.setBytes(0, data, data.readerIndex(), bytes);
+            lu.store().write(ctx.lba(), merged, fua);
+        } finally {
+            merged.release();
+        }
+    }
+
+    /**
+     * True if all the data-out the command acts on ({@link CommandContext#blockDataOutBytes()})
+     * arrived; otherwise fails the command with nothing written or compared: a shortfall means
+     * the transfer ended early, and a GOOD status must never cover data that was sent but not
+     * written.
      */
     static boolean dataOutArrived(CommandContext ctx, int arrived) {
-        if (arrived >= ctx.blocks() * ctx.lu().blockSize()) {
+        if (arrived >= ctx.blockDataOutBytes()) {
             return true;
         }
         ctx.fail(SenseReason.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT);
@@ -183,7 +216,7 @@ public final class SbcReadWrite implements CommandHandler {
         if (ctx.mode() == 1 && !dataOutArrived(ctx, data == null ? 0 : data.readableBytes())) {
             return;
         }
-        int compareBytes = ctx.mode() == 1 ? ctx.blocks() * lu.blockSize() : 0;
+        int compareBytes = ctx.mode() == 1 ? ctx.blockDataOutBytes() : 0;
         int bs = lu.blockSize();
         int chunkBlocks = Math.max(1, VERIFY_CHUNK_BYTES / bs);
         ByteBuf buf = lu.ioBuffer(ctx.cmd(), Math.min(ctx.blocks(), chunkBlocks) * bs);

@@ -53,7 +53,7 @@ public final class SbcWriteAtomic implements CommandHandler {
         ctx.lba(lba);
         ctx.blocks(blocks);
         ctx.fua((cdb[FLAGS_OFFSET] & FUA) != 0); // DPO is a cache hint we accept and ignore
-        return blocks > 0 ? ctx.blockDataOut(blocks * ctx.lu().blockSize()) : null;
+        return blocks > 0 ? ctx.wholeBlockDataOut(blocks * ctx.lu().blockSize()) : null;
     }
 
     @Override

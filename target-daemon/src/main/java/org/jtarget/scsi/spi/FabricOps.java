@@ -6,7 +6,8 @@ package org.jtarget.scsi.spi;
  * thread. Every submitted command ends with exactly one of {@link #queueDataIn},
  * {@link #queueStatus} or {@link #abortedTask}; after that call the fabric owns the command
  * again (it sends, releases {@code dataIn}/{@code dataOut} and recycles it) and the core never
- * touches it.
+ * touches it. A command parked by its LU's queue depth is announced by {@link #commandParked}
+ * and {@link #commandUnparked} before any of these.
  */
 public interface FabricOps {
 
@@ -37,4 +38,29 @@ public interface FabricOps {
      * (SAM-5 5.6: an aborted task gets no status), release its buffers and recycle it.
      */
     void abortedTask(ScsiCommand cmd);
+
+    /**
+     * The command's logical unit is at its queue depth: the core parked the command (it is in the
+     * LU's task set, so task management sees it, but it gets no {@link #writePending} and no store
+     * I/O) until an admitted command of that LU ends. Commands of one LU are admitted in arrival
+     * order. A fabric with flow control holds it here (iSCSI: MaxCmdSN stops advancing while any
+     * command of the session is parked, RFC 7143 4.2.2.1) and releases it in
+     * {@link #commandUnparked}; the default ignores it.
+     *
+     * @return false to refuse the wait (the initiator ignores the fabric's flow control): the core
+     *         then ends the command with TASK SET FULL (SAM-5 5.3.1), unless a slot freed at that
+     *         very moment, in which case it is admitted and {@link #commandUnparked} still follows
+     */
+    default boolean commandParked(ScsiCommand cmd) {
+        return true;
+    }
+
+    /**
+     * A command {@link #commandParked parked} earlier leaves the wait: admitted (the core goes on
+     * with it: {@link #writePending} or a final call follows) or aborted while parked
+     * ({@link #abortedTask} follows). Called once per parked command, whatever
+     * {@code commandParked} returned, before the call that follows it.
+     */
+    default void commandUnparked(ScsiCommand cmd) {
+    }
 }

@@ -9,8 +9,10 @@ package org.jtarget.scsi.spi;
 public interface TargetCore {
 
     /**
-     * Gate, parse and schedule a new command. The fabric has filled the command's CDB, LUN, tag,
-     * task attribute, direction, expected data transfer length, nexus, fabric and event loop.
+     * Admit or park, then gate, parse and schedule a new command: past its LU's queue depth the
+     * command is parked ({@link FabricOps#commandParked}) and goes on when admitted. The fabric
+     * has filled the command's CDB, LUN, tag, task attribute, direction, expected data transfer
+     * length, nexus, fabric and event loop.
      * Immediate data may already be in {@link ScsiCommand#dataOut()}.
      */
     void submit(ScsiCommand cmd);

@@ -47,6 +47,8 @@ public final class CoreHarness implements FabricOps {
     public boolean rejectIo;
     /** When true writePending does not deliver data; the test calls {@link #deliver}. */
     public boolean holdDataOut;
+    /** When true commandParked refuses the wait (a fabric whose initiator ignores its window). */
+    public boolean refusePark;
     private final Map<ScsiCommand, byte[]> pendingData = new HashMap<>();
 
     public CoreHarness(List<LogicalUnitDefinition> luns) {
@@ -175,6 +177,17 @@ public final class CoreHarness implements FabricOps {
     @Override
     public void abortedTask(ScsiCommand cmd) {
         end("aborted", cmd);
+    }
+
+    @Override
+    public boolean commandParked(ScsiCommand cmd) {
+        events.add("parked " + cmd.tag());
+        return !refusePark;
+    }
+
+    @Override
+    public void commandUnparked(ScsiCommand cmd) {
+        events.add("unparked " + cmd.tag());
     }
 
     @Override

@@ -145,6 +145,25 @@ class TargetRegistryTest {
     }
 
     @Test
+    void aLunAddedAtRunTimeHasItsQueueDepth() {
+        TargetRegistry r = manualRegistry();
+        ScsiTargetCore core = r.addTarget(spec(T, NodeAcl.ANY, lun(0, store()))).core();
+        TestStore blocking = new TestStore(512, 64, false, false);
+        LogicalUnit added = r.addLun(T, new LogicalUnitDefinition(1, blocking, false, false, 0, null, 1));
+        assertThat(added.queueDepth().limit()).isEqualTo(1);
+
+        ScsiCommand first = fabric.submit(core, A, 1, read10());
+        ScsiCommand parked = fabric.submit(core, B, 1, read10());
+        assertThat(io).as("one command at the store").hasSize(1);
+        assertThat(added.queueDepth().waiting()).isEqualTo(1);
+        runIo();
+        assertThat(fabric.outcome(first)).isEqualTo("0");
+        assertThat(fabric.outcome(parked)).isEqualTo("0");
+        assertThat(blocking.calls).containsExactly("read 0 1", "read 0 1");
+        assertThat(added.queueDepth().outstanding()).isZero();
+    }
+
+    @Test
     void removingATargetDrainsItsLusAndUnregistersThemForCopies() {
         TargetRegistry r = manualRegistry();
         ScsiTargetCore core = r.addTarget(spec(T, NodeAcl.ANY, lun(0, store()), lun(1, new ClosingStore(false))))

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.Arrays;
 import java.util.stream.Stream;
@@ -22,8 +23,9 @@ import static org.jtarget.scsi.lun.Cdbs.rw16;
 
 /**
  * The expected data transfer length against the CDB's transfer length for commands whose
- * data-out is logical blocks (CommandContext.blockDataOut): a shorter EDTL is refused with
- * 05/0E/03 and nothing written, a longer one writes what the CDB asks for.
+ * data-out is logical blocks (CommandContext.blockDataOut, FCP-4 9.4.2): a shorter EDTL writes
+ * (or compares) exactly the bytes sent and leaves the medium beyond them as it was, also inside a
+ * block; WRITE ATOMIC refuses any shortfall with 05/0E/03; a longer EDTL writes what the CDB asks for.
  */
 class BlockDataOutLengthTest {
 
@@ -39,23 +41,61 @@ class BlockDataOutLengthTest {
         Arrays.fill(store.data, 0, 4 * BS, OLD);
     }
 
-    static Stream<Arguments> shortExpectedLength() {
+    static Stream<Arguments> writesEndingInsideABlock() {
         return Stream.of(
                 Arguments.of("WRITE(10) of 1 block, EDTL 200", rw10(0x2A, 0, 0, 1), 200),
-                Arguments.of("WRITE(10) of 1 block, EDTL 0", rw10(0x2A, 0, 0, 1), 0),
-                Arguments.of("WRITE(10) of 2 blocks, EDTL 1 block", rw10(0x2A, 0, 0, 2), BS),
                 Arguments.of("WRITE(12) of 2 blocks, EDTL 700", rw12(0xAA, 0, 0, 2), 700),
                 Arguments.of("WRITE(16) of 1 block, EDTL 511", rw16(0x8A, 0, 0, 1), BS - 1),
-                Arguments.of("WRITE AND VERIFY(10) of 2 blocks, EDTL 1 block", rw10(0x2E, 0, 0, 2), BS),
-                Arguments.of("VERIFY(10) BYTCHK=1 of 2 blocks, EDTL 1 block", rw10(0x2F, 0x02, 0, 2), BS),
-                Arguments.of("ORWRITE(16) of 1 block, EDTL 200", rw16(0x8B, 0, 0, 1), 200),
-                Arguments.of("WRITE ATOMIC(16) of 2 blocks, EDTL 1 block", writeAtomic16(0, 2), BS));
+                Arguments.of("WRITE AND VERIFY(10) of 2 blocks, EDTL 600", rw10(0x2E, 0, 0, 2), 600));
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("shortExpectedLength")
-    void shorterExpectedLengthIsRefusedBeforeDataMovesAndWritesNothing(String name, byte[] cdb, int edtl) {
-        ScsiCommand cmd = h.submit(CoreHarness.NEXUS_A, 0, 1, cdb, edtl, filled(edtl, NEW));
+    @MethodSource("writesEndingInsideABlock")
+    void theBytesSentAreWrittenAndTheRestOfTheBlockKeepsItsData(String name, byte[] cdb, int edtl) {
+        Result r = h.run(cdb, edtl, filled(edtl, NEW));
+
+        assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(Arrays.copyOfRange(store.data, 0, edtl)).as("the bytes sent").containsOnly(NEW);
+        assertThat(Arrays.copyOfRange(store.data, edtl, 4 * BS)).as("the rest").containsOnly(OLD);
+    }
+
+    @Test
+    void orwriteEndingInsideABlockOrsTheBytesSentOnly() {
+        Result r = h.run(rw16(0x8B, 0, 0, 1), 200, filled(200, NEW));
+
+        assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(Arrays.copyOfRange(store.data, 0, 200)).containsOnly((byte) (OLD | NEW));
+        assertThat(Arrays.copyOfRange(store.data, 200, 4 * BS)).containsOnly(OLD);
+    }
+
+    @Test
+    void verifyEndingInsideABlockComparesTheBytesSent() {
+        store.data[300] = NEW; // past the 200 bytes sent
+        assertThat(h.run(rw10(0x2F, 0x02, 0, 1), 200, filled(200, OLD)).status()).isEqualTo(ScsiStatus.GOOD);
+
+        store.data[100] = NEW; // inside them
+        Result r = h.run(rw10(0x2F, 0x02, 0, 1), 200, filled(200, OLD));
+        assertThat(r.status()).isEqualTo(ScsiStatus.CHECK_CONDITION);
+        assertThat(new int[]{r.senseKey(), r.asc()}).containsExactly(0x0E, 0x1D); // MISCOMPARE DURING VERIFY
+    }
+
+    @Test
+    void aWriteEndingInsideABlockHoldsItsRangeExclusively() {
+        TestStore deferred = new TestStore(BS, BLOCKS, false, false); // store I/O waits in h.io
+        Arrays.fill(deferred.data, 0, BS, OLD);
+        CoreHarness core = CoreHarness.of(deferred, false);
+        core.submit(CoreHarness.NEXUS_A, 0, 1, rw10(0x2A, 0, 0, 1), 200, filled(200, NEW));
+        core.submit(CoreHarness.NEXUS_B, 0, 2, rw10(0x2A, 0, 0, 1), BS, filled(BS, (byte) 'c'));
+
+        assertThat(core.io).as("the whole-block WRITE waits for the read-modify-write").hasSize(1);
+        core.runIo();
+        assertThat(Arrays.copyOfRange(deferred.data, 0, BS)).containsOnly((byte) 'c');
+    }
+
+    @ParameterizedTest(name = "WRITE ATOMIC(16) of 2 blocks, EDTL {0}")
+    @ValueSource(ints = {0, 200, BS, BS + 100})
+    void writeAtomicWithAShorterExpectedLengthIsRefusedBeforeDataMoves(int edtl) {
+        ScsiCommand cmd = h.submit(CoreHarness.NEXUS_A, 0, 1, writeAtomic16(0, 2), edtl, filled(edtl, NEW));
         h.runIo();
         Result r = h.results.get(cmd);
 
@@ -64,7 +104,42 @@ class BlockDataOutLengthTest {
         assertThat(h.events).noneMatch(e -> e.startsWith("writePending"));
         assertThat(store.data).startsWith(filled(4 * BS, OLD));
         // the fabric reports the overflow residual from the CDB's length (RFC 7143 11.4.5.2)
-        assertThat(cmd.dataOutLength()).isGreaterThan(edtl);
+        assertThat(cmd.dataOutLength()).isEqualTo(2 * BS);
+    }
+
+    static Stream<Arguments> expectedLengthOfWholeBlocks() {
+        return Stream.of(
+                Arguments.of("WRITE(10)", rw10(0x2A, 0, 0, 2)),
+                Arguments.of("WRITE(16)", rw16(0x8A, 0, 0, 2)),
+                Arguments.of("WRITE AND VERIFY(10)", rw10(0x2E, 0, 0, 2)),
+                Arguments.of("ORWRITE(16)", rw16(0x8B, 0, 0, 2)));
+    }
+
+    @ParameterizedTest(name = "{0} of 2 blocks, EDTL 1 block")
+    @MethodSource("expectedLengthOfWholeBlocks")
+    void wholeBlocksThatFitAreWrittenAndTheRestIsUntouched(String name, byte[] cdb) {
+        Result r = h.run(cdb, BS, filled(BS, NEW));
+
+        assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
+        byte[] expected = name.startsWith("ORWRITE") ? filled(BS, OLD | NEW) : filled(BS, NEW);
+        assertThat(Arrays.copyOfRange(store.data, 0, BS)).isEqualTo(expected);
+        assertThat(Arrays.copyOfRange(store.data, BS, 4 * BS)).containsOnly(OLD);
+    }
+
+    @Test
+    void zeroExpectedLengthWritesNothingAndIsGood() {
+        Result r = h.run(rw10(0x2A, 0, 0, 1), 0, null);
+
+        assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(store.data).startsWith(filled(4 * BS, OLD));
+    }
+
+    @Test
+    void verifyComparesTheBlocksThatWereSent() {
+        Arrays.fill(store.data, BS, 2 * BS, NEW); // block 1 differs from the data; only block 0 is sent
+        Result r = h.run(rw10(0x2F, 0x02, 0, 2), BS, filled(BS, OLD));
+
+        assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
     }
 
     @Test

@@ -12,11 +12,12 @@ import io.netty.util.collection.IntObjectHashMap;
  * ExpCmdSN and inFlight up together, completion moves inFlight down). Comparisons use serial
  * number arithmetic (RFC 1982, 32 bits). Single-threaded: used on the session's event loop only.
  *
- * <p>Logical unit queue depth: while any of the session's commands waits for a slot of its LU
- * ({@code org.jtarget.io.LunQueueDepth}), the window is <em>held</em>: MaxCmdSN stays where it
- * was when the first one began to wait, whatever completes meanwhile, so an initiator feeding a
- * saturated LU runs out of CmdSNs instead of filling target memory. When the last waiter is
- * admitted MaxCmdSN jumps to what completions have freed (it never decreases either way).
+ * <p>Logical unit queue depth: while any of the session's commands is parked by the core (its
+ * LU is at its queue depth, {@code FabricOps.commandParked}), the window is <em>held</em>:
+ * MaxCmdSN stays where it was when the first one was parked, whatever completes meanwhile, so an
+ * initiator feeding a saturated LU runs out of CmdSNs instead of filling target memory. When the
+ * last parked command is admitted (or ended) MaxCmdSN jumps to what completions have freed (it
+ * never decreases either way).
  *
  * @param <T> what is queued for later delivery
  */
@@ -36,7 +37,7 @@ final class CmdSnWindow<T> {
     private final IntObjectHashMap<T> waiting = new IntObjectHashMap<>();
     private int expCmdSn;
     private int inFlight;
-    /** Commands of this session waiting for their LU's queue depth. */
+    /** Commands of this session parked by the core. */
     private int held;
     /** MaxCmdSN when {@code held} went from 0 to 1. */
     private int heldMaxCmdSn;
@@ -69,21 +70,21 @@ final class CmdSnWindow<T> {
         return window;
     }
 
-    /** A command began to wait for its LU's queue depth: MaxCmdSN stops advancing. */
+    /** The core parked a command of the session (LU queue depth): MaxCmdSN stops advancing. */
     void hold() {
         if (held++ == 0) {
             heldMaxCmdSn = openMaxCmdSn();
         }
     }
 
-    /** A waiting command was admitted to its LU (or dropped); after the last one MaxCmdSN moves on. */
+    /** A parked command was admitted (or ended); after the last one MaxCmdSN moves on. */
     void unhold() {
         if (held > 0) {
             held--;
         }
     }
 
-    /** Commands of the session waiting for their LU's queue depth. */
+    /** Commands of the session parked by the core. */
     int held() {
         return held;
     }

@@ -5,21 +5,18 @@ import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.RejectReason;
 import org.jtarget.fabric.iscsi.pdu.ScsiWireCodes;
-import org.jtarget.io.LunQueueDepth;
 import org.jtarget.scsi.spi.DataDirection;
 import org.jtarget.scsi.spi.LunAddress;
 import org.jtarget.scsi.spi.ScsiCommand;
-import org.jtarget.scsi.spi.ScsiStatus;
 
 /**
  * SCSI Command intake of one connection (RFC 7143 11.3): validates the PDU, fills a pooled
- * {@link IscsiTask}'s {@link ScsiCommand}, and admits it to its LU.
+ * {@link IscsiTask}'s {@link ScsiCommand}, and submits it to the core.
  *
- * <p>LU queue depth: a command whose LU has a {@link LunQueueDepth} is submitted to the core only
- * once it holds a slot; until then it waits (its CmdSN consumed, no R2T sent, only unsolicited
- * data kept) and the session's window is held ({@link CmdSnWindow#hold()}). NOP, Text, task
- * management, Data-Out, R2T and Data-In never wait: only new SCSI commands do. Task management
- * ends waiting tasks itself, since the core has not seen them.
+ * <p>LU queue depth is the core's: a command past it is parked there (its CmdSN consumed, no R2T
+ * sent, only unsolicited data kept; task management finds it in the core) and, while any task of
+ * the session is parked, the session's window is held ({@link CmdSnWindow#hold()}). NOP, Text,
+ * task management, Data-Out, R2T and Data-In are never parked: only new SCSI commands are.
  */
 final class CommandIntake {
 
@@ -57,128 +54,67 @@ final class CommandIntake {
             }
             IscsiTask task = fill(pdu, immediate);
             tasks.track(task);
-            if (admit(task)) {
-                task.submitted = true;
-                session.core().submit(task.cmd);
-            }
+            session.core().submit(task.cmd); // may park it: TaskSequencer.commandParked
         } finally {
             pdu.release();
         }
     }
 
-    // ------------------------------------------------------------------ LU queue depth
+    // ------------------------------------------------------------------ parked by the LU's queue depth
 
     /**
-     * Asks the task's LU queue depth for a slot.
+     * The core parked the task (its LU is at its queue depth): MaxCmdSN stops advancing
+     * (RFC 7143 4.2.2.1) until the session's last parked task is unparked.
      *
-     * @return true if the task may go to the core now; false if it waits (or was answered)
+     * @return false to have the core end it with TASK SET FULL
      */
-    private boolean admit(IscsiTask task) {
-        LunQueueDepth depth = session.queueDepth(task.cmd.lun());
-        if (depth == null) {
-            return true;
-        }
+    boolean parked(IscsiTask task) {
         CmdSnWindow<IscsiSession.QueuedCommand> window = session.window();
         if (task.immediate && window.held() >= window.size()) {
-            // immediate commands bypass the window; past a window's worth of waiting commands the
+            // immediate commands bypass the window; past a window's worth of parked commands the
             // initiator ignores back-pressure: SAM-5 5.3.1 TASK SET FULL is the last resort
-            task.cmd.status(ScsiStatus.TASK_SET_FULL);
-            tasks.responses().sendResponse(task, 0);
             return false;
         }
-        task.queueDepth = depth;
-        long generation = depth.enter(task);
-        if (generation == LunQueueDepth.ADMITTED) {
-            task.lunState = IscsiTask.LU_ENTERED;
-            return true;
-        }
-        task.lunState = IscsiTask.LU_WAITING;
-        task.waitGeneration = generation;
-        window.hold(); // RFC 7143 4.2.2.1: MaxCmdSN stops advancing while the LU is saturated
-        return false;
+        task.parked = true;
+        window.hold();
+        return true;
     }
 
-    /** On the session loop: a waiting task holds a slot of its LU now; submit it. */
-    void admitted(IscsiTask task) {
-        if (task.lunState != IscsiTask.LU_WAITING) {
-            task.queueDepth.exit(); // cannot happen: give the slot back rather than leak it
-            return;
+    /**
+     * The core admitted the task, or ended it while parked: the window may move again. An ended
+     * one gets no response that would carry the new MaxCmdSN, so {@link #abortedWhileParked}
+     * announces it.
+     */
+    void unparked(IscsiTask task) {
+        if (!task.parked) {
+            return; // refused by parked(): it held nothing
         }
-        task.lunState = IscsiTask.LU_ENTERED;
-        if (task.abortedWhileWaiting || task.waitGeneration != task.queueDepth.generation()
-                || connection.isClosed()) {
-            dropWaiting(task); // aborted while it waited: SAM-5 5.6, no status; the slot goes on
-            return;
+        task.parked = false;
+        if (task.cmd.isAborted()) {
+            task.announceWindowFrom = session.window().maxCmdSn();
+            task.announceWindowAtEnd = true;
         }
-        session.window().unhold();
-        task.submitted = true;
-        session.core().submit(task.cmd); // its R2T or status carries the reopened MaxCmdSN
+        session.window().unhold(); // an admitted task's R2T or status carries the reopened MaxCmdSN
     }
 
-    /** The task ends: the slot it holds in its LU goes back (which may admit a waiting task of any session). */
-    void leaveLu(IscsiTask task) {
-        if (task.lunState == IscsiTask.LU_ENTERED) {
-            task.lunState = IscsiTask.LU_NONE;
-            task.queueDepth.exit();
-        }
-    }
-
-    /** On the session loop: another I_T nexus cleared the task set while this task waited. */
-    void cancelledWhileWaiting(IscsiTask task) {
-        if (task.lunState != IscsiTask.LU_WAITING) {
-            return;
-        }
-        task.lunState = IscsiTask.LU_NONE;
-        dropWaiting(task);
-    }
-
-    /** Ends a task that waited, with no status; a MaxCmdSN that moved is announced (no response may come soon). */
-    private void dropWaiting(IscsiTask task) {
-        int before = session.window().maxCmdSn();
-        session.window().unhold();
-        tasks.finish(task);
-        if (session.window().maxCmdSn() != before) {
+    /**
+     * After an aborted task ended: one that was parked and freed the window announces it, since
+     * no status will, unless a task management response of the session is on its way (the
+     * session's own ABORT TASK, ABORT TASK SET or reset: its response carries MaxCmdSN).
+     */
+    void abortedWhileParked(boolean announce, int maxCmdSnBefore) {
+        if (announce && session.window().maxCmdSn() != maxCmdSnBefore && !taskManagementAnswerPending()) {
             connection.announceWindow();
         }
     }
 
-    /** Ends a task that waits for its LU without telling the core (which never saw it). */
-    void abortWaiting(IscsiTask task) {
-        if (task.queueDepth.cancel(task)) {
-            task.lunState = IscsiTask.LU_NONE;
-            session.window().unhold();
-            tasks.finish(task);
-        } else {
-            // admitted() is already on its way to this loop: it drops the task and its slot
-            task.abortedWhileWaiting = true;
-            tasks.forget(task);
-        }
-    }
-
-    /** Ends this connection's waiting tasks for {@code lun} (every LU if negative). */
-    void abortWaitingFor(int lun) {
-        for (IscsiTask task : tasks.tasks()) {
-            if (task.lunState == IscsiTask.LU_WAITING && !task.abortedWhileWaiting
-                    && (lun < 0 || task.cmd.lun() == lun)) {
-                abortWaiting(task);
+    private boolean taskManagementAnswerPending() {
+        for (IscsiConnection c : session.connections()) {
+            if (c.tasks().taskManagement().answerPending()) {
+                return true;
             }
         }
-    }
-
-    /** Ends, on every nexus, the waiting tasks of {@code lun} (every LU if negative): they never reached the core. */
-    void cancelAllWaiting(int lun) {
-        if (lun >= 0) {
-            LunQueueDepth depth = session.queueDepth(lun);
-            if (depth != null) {
-                depth.cancelAll();
-            }
-            return;
-        }
-        for (LunQueueDepth depth : session.queueDepths()) {
-            if (depth != null) {
-                depth.cancelAll();
-            }
-        }
+        return false;
     }
 
     // ------------------------------------------------------------------ the command

@@ -1,7 +1,5 @@
 package org.jtarget.fabric.iscsi.session;
 
-import org.jtarget.io.LunQueueDepths;
-
 import java.time.Duration;
 
 /**
@@ -13,30 +11,11 @@ import java.time.Duration;
  *                         interval the connection is considered dead and closed
  * @param logoutGrace      on shutdown, how long sessions get to log out after the
  *                         "target requests logout" Async Message before they are closed
- * @param queueDepths      the LU queue depths of the targets (config key {@code queue-depth}):
- *                         commands past them wait and hold their session's MaxCmdSN
  */
-public record ConnectionSettings(Duration loginTimeout, Duration nopInInterval, Duration logoutGrace,
-                                 LunQueueDepths queueDepths) {
+public record ConnectionSettings(Duration loginTimeout, Duration nopInInterval, Duration logoutGrace) {
 
-    public ConnectionSettings {
-        if (queueDepths == null) {
-            queueDepths = LunQueueDepths.NONE;
-        }
-    }
-
-    /** Without LU queue depths. */
-    public ConnectionSettings(Duration loginTimeout, Duration nopInInterval, Duration logoutGrace) {
-        this(loginTimeout, nopInInterval, logoutGrace, LunQueueDepths.NONE);
-    }
-
-    /** 15 s to log in, ping after 5 s of silence, 2 s to log out on shutdown, no LU queue depths. */
+    /** 15 s to log in, ping after 5 s of silence, 2 s to log out on shutdown. */
     public static ConnectionSettings defaults() {
         return new ConnectionSettings(Duration.ofSeconds(15), Duration.ofSeconds(5), Duration.ofSeconds(2));
-    }
-
-    /** The same timers with these LU queue depths. */
-    public ConnectionSettings withQueueDepths(LunQueueDepths depths) {
-        return new ConnectionSettings(loginTimeout, nopInInterval, logoutGrace, depths);
     }
 }

@@ -5,8 +5,6 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
 import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
-import org.jtarget.io.LunQueueDepth;
-import org.jtarget.io.LunQueueDepths;
 import org.jtarget.scsi.spi.ITNexus;
 import org.jtarget.scsi.spi.ProtocolId;
 import org.jtarget.scsi.spi.TargetCore;
@@ -39,8 +37,6 @@ public final class IscsiSession {
     private final ITNexus nexus;
     private final EventExecutor loop;
     private final CmdSnWindow<QueuedCommand> window;
-    /** The target's LU queue depths by LUN (null where none); shared with every session of the target. */
-    private final LunQueueDepth[] queueDepths;
     private final List<IscsiConnection> connections = new ArrayList<>(2);
     private final Promise<Void> terminated;
     private boolean loggedIn;
@@ -52,14 +48,6 @@ public final class IscsiSession {
 
     IscsiSession(SessionRegistry registry, IscsiTargetDefinition target, NegotiatedParameters parameters, long isid,
                  int tsih, int portalGroupTag, int expCmdSn, int commandWindow, EventExecutor loop) {
-        this(registry, target, parameters, isid, tsih, portalGroupTag, expCmdSn, commandWindow, loop,
-                LunQueueDepths.NONE);
-    }
-
-    IscsiSession(SessionRegistry registry, IscsiTargetDefinition target, NegotiatedParameters parameters, long isid,
-                 int tsih, int portalGroupTag, int expCmdSn, int commandWindow, EventExecutor loop,
-                 LunQueueDepths queueDepths) {
-        this.queueDepths = queueDepths.forTarget(target == null ? null : target.name());
         this.registry = registry;
         this.target = target;
         this.parameters = parameters;
@@ -92,14 +80,6 @@ public final class IscsiSession {
     public TargetCore core() { return target == null ? null : target.core(); }
 
     CmdSnWindow<QueuedCommand> window() { return window; }
-
-    /** The queue depth of that LUN, or null if it has none (commands go straight to the core). */
-    LunQueueDepth queueDepth(int lun) {
-        return lun >= 0 && lun < queueDepths.length ? queueDepths[lun] : null;
-    }
-
-    /** Every LUN's queue depth, indexed by LUN (null entries); do not change the array. */
-    LunQueueDepth[] queueDepths() { return queueDepths; }
 
     List<IscsiConnection> connections() { return connections; }
 

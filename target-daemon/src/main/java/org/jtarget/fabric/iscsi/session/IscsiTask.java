@@ -2,7 +2,6 @@ package org.jtarget.fabric.iscsi.session;
 
 import org.jtarget.buffer.ScatterList;
 import org.jtarget.fabric.iscsi.spi.TaskTransfer;
-import org.jtarget.io.LunQueueDepth;
 import org.jtarget.scsi.spi.ScsiCommand;
 
 /**
@@ -11,23 +10,12 @@ import org.jtarget.scsi.spi.ScsiCommand;
  * ({@link TaskTransfer}). Pooled per connection and reused, so the hot path allocates neither
  * tasks nor commands.
  */
-final class IscsiTask extends TaskTransfer implements LunQueueDepth.Waiter {
-
-    /** {@link #lunState}: not counted by a queue depth (no limit on its LU, or not yet asked). */
-    static final int LU_NONE = 0;
-    /** {@link #lunState}: waiting for a slot of {@link #queueDepth}; not submitted to the core. */
-    static final int LU_WAITING = 1;
-    /** {@link #lunState}: holds a slot of {@link #queueDepth}, given back when the task ends. */
-    static final int LU_ENTERED = 2;
+final class IscsiTask extends TaskTransfer {
 
     final ScsiCommand cmd = new ScsiCommand();
-    private final Runnable onAdmitted;
-    private final Runnable onCancelled;
     private final TaskSequencer sequencer;
     int cmdSn;
     boolean immediate;
-    /** Submitted to the core (it will end the task through FabricOps). */
-    boolean submitted;
 
     // ---- data-out ----
     /** Bytes of data-out received so far (immediate + unsolicited + solicited), in order. */
@@ -50,13 +38,12 @@ final class IscsiTask extends TaskTransfer implements LunQueueDepth.Waiter {
     /** This fabric aborted the command to end it with that CHECK CONDITION (not a TMF abort). */
     boolean endWithCrcError;
 
-    // ---- LU queue depth ----
-    LunQueueDepth queueDepth;
-    int lunState;
-    /** The queue's reset generation when this task began to wait. */
-    long waitGeneration;
-    /** Aborted while waiting but already admitted: drop it (and its slot) when the admission arrives. */
-    boolean abortedWhileWaiting;
+    // ---- parked by the core (LU queue depth) ----
+    /** Parked by the core, holding the session's window (CommandIntake.parked). */
+    boolean parked;
+    /** Aborted while parked: once it ended, announce MaxCmdSN if it moved from {@link #announceWindowFrom}. */
+    boolean announceWindowAtEnd;
+    int announceWindowFrom;
 
     /**
      * The list that collects this task's data-out, kept across commands so a WRITE allocates
@@ -67,8 +54,6 @@ final class IscsiTask extends TaskTransfer implements LunQueueDepth.Waiter {
 
     IscsiTask(TaskSequencer sequencer) {
         this.sequencer = sequencer;
-        this.onAdmitted = () -> sequencer.intake().admitted(this);
-        this.onCancelled = () -> sequencer.intake().cancelledWhileWaiting(this);
     }
 
     @Override
@@ -81,24 +66,11 @@ final class IscsiTask extends TaskTransfer implements LunQueueDepth.Waiter {
         sequencer.responses().releaseWindowSlot(this);
     }
 
-    /** Any thread: hand the admission to the session's loop (allocation-free). */
-    @Override
-    public void admitted() {
-        sequencer.sessionLoop().execute(onAdmitted);
-    }
-
-    /** Any thread: another nexus cleared the LU's task set while this task waited. */
-    @Override
-    public void cancelled() {
-        sequencer.sessionLoop().execute(onCancelled);
-    }
-
     void reset() {
         cmd.reset();
         resetTransfer();
         cmdSn = 0;
         immediate = false;
-        submitted = false;
         received = 0;
         unsolicitedDone = false;
         expectedDataSn = 0;
@@ -107,9 +79,8 @@ final class IscsiTask extends TaskTransfer implements LunQueueDepth.Waiter {
         r2tBase = 0;
         dataDigestError = false;
         endWithCrcError = false;
-        queueDepth = null;
-        lunState = LU_NONE;
-        waitGeneration = 0;
-        abortedWhileWaiting = false;
+        parked = false;
+        announceWindowAtEnd = false;
+        announceWindowFrom = 0;
     }
 }

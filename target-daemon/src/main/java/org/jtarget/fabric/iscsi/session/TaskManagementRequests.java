@@ -9,7 +9,8 @@ import org.jtarget.scsi.spi.TmfRequest;
 
 /**
  * Task Management Function Requests of one connection (RFC 7143 11.5-11.6): most go to the
- * core; tasks the core never saw (waiting for their LU, or for their CmdSN turn) are ended here.
+ * core (which also ends tasks parked by their LU's queue depth); tasks the core never saw
+ * (waiting for their CmdSN turn, or not yet received) are ended here.
  * Control path: allocation is fine.
  */
 final class TaskManagementRequests {
@@ -20,6 +21,8 @@ final class TaskManagementRequests {
     private final TaskSequencer tasks;
     private final IscsiConnection connection;
     private final IscsiSession session;
+    /** Requests handed to the core and not yet answered. */
+    private int inCore;
 
     /** What the TMF response needs (the TmfRequest's fabric context). */
     record TmfContext(TaskManagementRequests requests, int itt) {
@@ -44,12 +47,12 @@ final class TaskManagementRequests {
                 sendTmResponse(itt, TmfRequest.Response.TASK_ALLEGIANCE_REASSIGNMENT_NOT_SUPPORTED); // ERL 0
                 return;
             }
-            if (function == TmfRequest.Function.ABORT_TASK && (abortedWaitingTask(pdu) || !abortTaskKnownToCore(pdu))) {
+            if (function == TmfRequest.Function.ABORT_TASK && !abortTaskKnownToCore(pdu)) {
                 return;
             }
-            clearWaitingTasks(function, LunAddress.decode(pdu.lunField()));
             TmfRequest tmf = new TmfRequest(function, LunAddress.decode(pdu.lunField()), pdu.word20() & 0xffff_ffffL,
                     session.nexus(), tasks, session.loop(), new TmfContext(this, itt));
+            inCore++;
             session.core().submitTmf(tmf);
             failAbortedTransfers();
         } finally {
@@ -59,50 +62,20 @@ final class TaskManagementRequests {
 
     /** The core answered a request. */
     void response(TmfRequest tmf) {
+        inCore--;
         TmfContext context = (TmfContext) tmf.fabricContext();
         context.requests().sendTmResponse(context.itt(), tmf.response());
         failAbortedTransfers();
     }
 
+    /** True while a request of this connection waits for the core's answer (which will carry MaxCmdSN). */
+    boolean answerPending() {
+        return inCore > 0;
+    }
+
     private void failAbortedTransfers() {
         for (IscsiConnection c : session.connections()) {
             c.tasks().failAbortedTransfers();
-        }
-    }
-
-    /** ABORT TASK of a task that waits for its LU: ended here (Function Complete); true if it was one. */
-    private boolean abortedWaitingTask(IscsiPdu pdu) {
-        int refItt = pdu.word20();
-        for (IscsiConnection c : session.connections()) {
-            IscsiTask task = c.tasks().find(refItt);
-            if (task != null && task.lunState == IscsiTask.LU_WAITING && !task.abortedWhileWaiting) {
-                c.tasks().intake().abortWaiting(task);
-                sendTmResponse(pdu.initiatorTaskTag(), TmfRequest.Response.FUNCTION_COMPLETE);
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Tasks waiting for their LU are not in the core's task set: a function that aborts tasks
-     * ends them here first (SAM-5 7.2 ABORT TASK SET: this nexus; 7.4 CLEAR TASK SET and 7.7
-     * LOGICAL UNIT RESET: every nexus of the LU; 7.9 target reset: every LU), before the core
-     * runs it, so none of them starts after the function's response.
-     */
-    private void clearWaitingTasks(TmfRequest.Function function, int lun) {
-        boolean allNexuses = function == TmfRequest.Function.CLEAR_TASK_SET
-                || function == TmfRequest.Function.LOGICAL_UNIT_RESET;
-        boolean target = function == TmfRequest.Function.TARGET_WARM_RESET
-                || function == TmfRequest.Function.TARGET_COLD_RESET;
-        if (!target && (lun < 0 || !allNexuses && function != TmfRequest.Function.ABORT_TASK_SET)) {
-            return; // a LUN that cannot exist has no waiting tasks
-        }
-        for (IscsiConnection c : session.connections()) {
-            c.tasks().intake().abortWaitingFor(target ? -1 : lun);
-        }
-        if (allNexuses || target) {
-            tasks.intake().cancelAllWaiting(target ? -1 : lun);
         }
     }
 

@@ -49,6 +49,7 @@ final class TaskSequencer implements FabricOps {
     IscsiSession session() { return session; }
     NegotiatedParameters params() { return params; }
     CommandIntake intake() { return intake; }
+    TaskManagementRequests taskManagement() { return taskManagement; }
     DataOutCollector dataOut() { return dataOut; }
     ResponseSender responses() { return responses; }
 
@@ -115,7 +116,21 @@ final class TaskSequencer implements FabricOps {
 
     @Override
     public void abortedTask(ScsiCommand cmd) {
+        IscsiTask task = (IscsiTask) cmd.fabricContext();
+        boolean wasParked = task.announceWindowAtEnd; // read before the task is recycled
+        int maxCmdSnBefore = task.announceWindowFrom;
         responses.abortedTask(cmd);
+        intake.abortedWhileParked(wasParked, maxCmdSnBefore);
+    }
+
+    @Override
+    public boolean commandParked(ScsiCommand cmd) {
+        return intake.parked((IscsiTask) cmd.fabricContext());
+    }
+
+    @Override
+    public void commandUnparked(ScsiCommand cmd) {
+        intake.unparked((IscsiTask) cmd.fabricContext());
     }
 
     @Override
@@ -135,7 +150,6 @@ final class TaskSequencer implements FabricOps {
     /** The task is over: forget it, release its buffers and recycle it. */
     void finish(IscsiTask task) {
         forget(task);
-        intake.leaveLu(task);
         responses.releaseWindowSlot(task);
         task.cmd.releaseBuffers();
         task.reset();
@@ -148,7 +162,6 @@ final class TaskSequencer implements FabricOps {
      * handed back to the core, which ends each with {@link #abortedTask} (or a status we drop).
      */
     void abortAll() {
-        intake.abortWaitingFor(-1);
         for (IscsiTask task : tasks()) {
             task.cmd.markAborted();
         }

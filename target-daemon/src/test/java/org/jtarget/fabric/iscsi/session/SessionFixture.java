@@ -12,7 +12,6 @@ import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
 import org.jtarget.fabric.iscsi.tcp.IscsiTcpTransport;
-import org.jtarget.io.LunQueueDepths;
 import org.jtarget.scsi.spi.TargetCore;
 
 import java.util.ArrayList;
@@ -45,17 +44,16 @@ final class SessionFixture implements AutoCloseable {
     SessionFixture(int initiatorMrdsl, int maxBurst, int firstBurst, int maxOutstandingR2t, boolean initialR2t,
                    String sessionType) {
         this(initiatorMrdsl, maxBurst, firstBurst, maxOutstandingR2t, initialR2t, sessionType, new FakeCore(),
-                LunQueueDepths.NONE, 0x23d000000001L);
+                0x23d000000001L);
     }
 
-    /** A session of initiator port {@code isid} to a target served by {@code core}, with these LU queue depths. */
-    SessionFixture(TargetCore core, LunQueueDepths depths, long isid) {
-        this(8192, 16384, 8192, 2, false, "Normal", core, depths, isid);
+    /** A session of initiator port {@code isid} to a target served by {@code core}. */
+    SessionFixture(TargetCore core, long isid) {
+        this(8192, 16384, 8192, 2, false, "Normal", core, isid);
     }
 
     private SessionFixture(int initiatorMrdsl, int maxBurst, int firstBurst, int maxOutstandingR2t,
-                           boolean initialR2t, String sessionType, TargetCore targetCore, LunQueueDepths depths,
-                           long isid) {
+                           boolean initialR2t, String sessionType, TargetCore targetCore, long isid) {
         this.core = targetCore instanceof FakeCore fake ? fake : null;
         this.target = new IscsiTargetDefinition(TARGET, null, targetCore, List.of("*"), null, List.of(portal));
         params = new NegotiatedParameters(sessionType, INITIATOR, null, "Normal".equals(sessionType) ? TARGET : null,
@@ -63,7 +61,7 @@ final class SessionFixture implements AutoCloseable {
                 maxOutstandingR2t, true, true, 0);
         LoginSettings settings = new LoginSettings(262144, 1 << 20, 262144, 8, 2, true, false, 2, 20, WINDOW);
         IscsiTcpTransport transport = tcp(registry, portal, target, settings,
-                ConnectionSettings.defaults().withQueueDepths(depths));
+                ConnectionSettings.defaults());
         connection = (IscsiConnection) transport.engine();
         channel = new EmbeddedChannel(transport);
         connection.startFullFeature(new LoginOutcome(target, params, isid, 0, 1, 1, 100));

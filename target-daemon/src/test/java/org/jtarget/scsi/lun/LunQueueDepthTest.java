@@ -1,4 +1,4 @@
-package org.jtarget.io;
+package org.jtarget.scsi.lun;
 
 import org.junit.jupiter.api.Test;
 
@@ -11,27 +11,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class LunQueueDepthTest {
 
     /** Records what the queue tells it. */
-    static final class Recorder implements LunQueueDepth.Waiter {
-        final String name;
-        final List<String> events;
-
-        Recorder(String name, List<String> events) {
-            this.name = name;
-            this.events = events;
-        }
-
+    record Recorder(String name, List<String> events) implements LunQueueDepth.Waiter {
         @Override public void admitted() { events.add(name + " admitted"); }
-        @Override public void cancelled() { events.add(name + " cancelled"); }
     }
 
     @Test
     void admitsUpToTheLimitThenQueuesInArrivalOrder() {
         List<String> events = new ArrayList<>();
         LunQueueDepth q = new LunQueueDepth(2);
-        assertThat(q.enter(new Recorder("a", events))).isEqualTo(LunQueueDepth.ADMITTED);
-        assertThat(q.enter(new Recorder("b", events))).isEqualTo(LunQueueDepth.ADMITTED);
-        assertThat(q.enter(new Recorder("c", events))).isEqualTo(0);
-        assertThat(q.enter(new Recorder("d", events))).isEqualTo(0);
+        assertThat(q.enter(new Recorder("a", events))).isTrue();
+        assertThat(q.enter(new Recorder("b", events))).isTrue();
+        assertThat(q.enter(new Recorder("c", events))).isFalse();
+        assertThat(q.enter(new Recorder("d", events))).isFalse();
         assertThat(q.outstanding()).isEqualTo(2);
         assertThat(q.waiting()).isEqualTo(2);
         q.exit();
@@ -53,12 +44,12 @@ class LunQueueDepthTest {
         q.enter(new Recorder("a", events));
         q.enter(new Recorder("b", events));
         q.exit(); // b holds the slot now
-        assertThat(q.enter(new Recorder("c", events))).isNotEqualTo(LunQueueDepth.ADMITTED);
+        assertThat(q.enter(new Recorder("c", events))).isFalse();
         assertThat(events).containsExactly("b admitted");
     }
 
     @Test
-    void cancelTakesOneWaiterOutAndCancelAllEveryWaiterWithANewGeneration() {
+    void cancelTakesOneParkedWaiterOut() {
         List<String> events = new ArrayList<>();
         LunQueueDepth q = new LunQueueDepth(1);
         Recorder b = new Recorder("b", events);
@@ -67,27 +58,13 @@ class LunQueueDepthTest {
         q.enter(new Recorder("c", events));
         assertThat(q.cancel(b)).isTrue();
         assertThat(q.cancel(b)).isFalse();
-        q.enter(new Recorder("d", events));
-        q.cancelAll();
-        assertThat(events).containsExactly("c cancelled", "d cancelled");
-        assertThat(q.generation()).isEqualTo(1);
-        assertThat(q.enter(new Recorder("e", events))).isEqualTo(1);
         q.exit();
-        assertThat(events).endsWith("e admitted");
+        assertThat(events).containsExactly("c admitted");
+        assertThat(q.cancel(new Recorder("c", events))).as("admitted: no longer parked").isFalse();
     }
 
     @Test
     void limitMustBePositive() {
         assertThatThrownBy(() -> new LunQueueDepth(0)).isInstanceOf(IllegalArgumentException.class);
-    }
-
-    @Test
-    void depthsAreFoundByTargetNameIgnoringCaseAndLun() {
-        LunQueueDepths depths = new LunQueueDepths().limit("iqn.2026-01.org.X:t", 3, 8);
-        assertThat(depths.forTarget("IQN.2026-01.org.x:T")).hasSize(4);
-        assertThat(depths.forTarget("iqn.2026-01.org.x:t")[3].limit()).isEqualTo(8);
-        assertThat(depths.forTarget("iqn.2026-01.org.x:t")[0]).isNull();
-        assertThat(depths.forTarget("other")).isEmpty();
-        assertThat(LunQueueDepths.NONE.forTarget(null)).isEmpty();
     }
 }

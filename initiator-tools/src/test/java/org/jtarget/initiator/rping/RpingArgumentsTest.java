@@ -1,0 +1,46 @@
+package org.jtarget.initiator.rping;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.jtarget.initiator.cli.CliFailure;
+import org.junit.jupiter.api.Test;
+
+class RpingArgumentsTest {
+
+    private static RpingArguments parse(String... args) throws CliFailure {
+        String[] all = new String[args.length + 1];
+        all[0] = "rping";
+        System.arraycopy(args, 0, all, 1, args.length);
+        return RpingArguments.parse(all);
+    }
+
+    @Test
+    void hasRpingsDefaults() throws CliFailure {
+        assertThat(parse("-s")).isEqualTo(new RpingArguments(true, "0.0.0.0", 7174, 0, 64, false, false, false));
+        assertThat(parse("-c", "-a", "10.0.2.2"))
+                .isEqualTo(new RpingArguments(false, "10.0.2.2", 7174, 0, 64, false, false, false));
+    }
+
+    @Test
+    void readsOptionsAsGetoptDoes() throws CliFailure {
+        assertThat(parse("-c", "-a", "h", "-p", "9999", "-C", "100", "-v", "-V", "-S", "1000"))
+                .isEqualTo(new RpingArguments(false, "h", 9999, 100, 1000, true, true, false));
+        assertThat(parse("-cvV", "-ah", "-C100", "-p9999"))
+                .isEqualTo(new RpingArguments(false, "h", 9999, 100, 64, true, true, false));
+        assertThat(parse("-sP", "-p", "0").persistent()).isTrue();
+    }
+
+    @Test
+    void refusesWhatRpingRefuses() {
+        assertThatThrownBy(() -> parse("-v")).isInstanceOf(CliFailure.class).hasMessageContaining("-s");
+        assertThatThrownBy(() -> parse("-c")).hasMessageContaining("-a");
+        assertThatThrownBy(() -> parse("-s", "-c")).hasMessageContaining("exclude");
+        assertThatThrownBy(() -> parse("-s", "-S", "25")).hasMessageContaining("-S");
+        assertThatThrownBy(() -> parse("-s", "-S", "65536")).hasMessageContaining("-S");
+        assertThatThrownBy(() -> parse("-s", "-x")).hasMessageContaining("-x");
+        assertThatThrownBy(() -> parse("-s", "-p")).hasMessageContaining("needs a value");
+        assertThatThrownBy(() -> parse("-c", "-a", "h", "-P")).hasMessageContaining("-P");
+        assertThatThrownBy(() -> parse("-s", "extra")).hasMessageContaining("extra");
+    }
+}
