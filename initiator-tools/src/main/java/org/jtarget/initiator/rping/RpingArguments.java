@@ -4,9 +4,10 @@ import org.jtarget.initiator.cli.CliFailure;
 import org.jtarget.initiator.cli.OptionValues;
 
 /**
- * A parsed {@code rping -s|-c [-vVP] [-a ADDR] [-p PORT] [-C COUNT] [-S SIZE]} command line, with
- * rping's options, meanings and defaults (librdmacm's rping(1)). Options are read as getopt(3) reads
- * them: flags may be grouped ({@code -vV}) and a value may follow its letter ({@code -C100}).
+ * A parsed {@code rping -s|-c [-vVP] [-a ADDR] [-p PORT] [-C COUNT] [-S SIZE] [--crc]} command line,
+ * with rping's options, meanings and defaults (librdmacm's rping(1)). Options are read as getopt(3)
+ * reads them: flags may be grouped ({@code -vV}) and a value may follow its letter ({@code -C100}).
+ * {@code --crc} is ours (rping has no such option: siw's CRC is a module parameter).
  *
  * @param server     {@code -s} (else {@code -c}, the client)
  * @param address    {@code -a}: the server's address (client, required), the address to listen on
@@ -22,9 +23,11 @@ import org.jtarget.initiator.cli.OptionValues;
  *                   what it sent, the server what it read with rping's pattern for that ping number
  * @param persistent {@code -P} (server): serve one client after another instead of exiting after
  *                   the first
+ * @param crc        {@code --crc}: ask for MPA CRC32C on every FPDU (the client in its MPA request, the
+ *                   server in its reply, RFC 5044 7.1), so a peer whose CRC is off is tested with it on
  */
 public record RpingArguments(boolean server, String address, int port, int count, int size, boolean verbose,
-                             boolean validate, boolean persistent) {
+                             boolean validate, boolean persistent, boolean crc) {
 
     /** The command word. */
     public static final String WORD = "rping";
@@ -34,12 +37,17 @@ public record RpingArguments(boolean server, String address, int port, int count
     public static final int DEFAULT_SIZE = 64;
     private static final String FLAGS = "scvVP";
     private static final String WITH_VALUES = "apCS";
+    private static final String CRC_OPTION = "--crc";
 
     /** Parses {@code args} (starting with {@code rping}); problems are usage failures. */
     public static RpingArguments parse(String[] args) throws CliFailure {
         Builder b = new Builder();
         for (int i = 1; i < args.length; i++) {
             String arg = args[i];
+            if (arg.equals(CRC_OPTION)) {
+                b.crc = true;
+                continue;
+            }
             if (arg.length() < 2 || arg.charAt(0) != '-') {
                 throw CliFailure.usage("rping: unexpected argument '" + arg + "'");
             }
@@ -72,6 +80,7 @@ public record RpingArguments(boolean server, String address, int port, int count
         boolean verbose;
         boolean validate;
         boolean persistent;
+        boolean crc;
 
         void flag(char letter) throws CliFailure {
             switch (letter) {
@@ -111,7 +120,7 @@ public record RpingArguments(boolean server, String address, int port, int count
                 throw CliFailure.usage("rping: -P is for the server");
             }
             return new RpingArguments(server, server && address == null ? "0.0.0.0" : address, port, count, size,
-                    verbose, validate, persistent);
+                    verbose, validate, persistent, crc);
         }
     }
 }

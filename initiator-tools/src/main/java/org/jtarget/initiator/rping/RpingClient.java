@@ -43,6 +43,7 @@ final class RpingClient {
             throw new CliFailure(CliFailure.LOGIN_FAILED, "unknown host " + a.address());
         }
         try (TcpProviderStack stack = TcpProviderStack.open(PingBuffers.memoryBytes(a.size()))) {
+            stack.connectionManager().requestCrc(a.crc());
             PingBuffers buffers = PingBuffers.register(stack.device(), stack.memory().segment(), a.size(), true);
             PingConnection c = PingConnection.create(stack.device(), buffers, timeout);
             CmId id = connect(stack, c, server, timeout);

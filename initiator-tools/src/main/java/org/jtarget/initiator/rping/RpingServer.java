@@ -59,6 +59,7 @@ public final class RpingServer implements AutoCloseable {
     public static RpingServer listen(RpingArguments a, PrintStream out, PrintStream err, Duration timeout)
             throws IOException, CliFailure {
         TcpProviderStack stack = TcpProviderStack.open(PingBuffers.memoryBytes(a.size()));
+        stack.connectionManager().requestCrc(a.crc());
         try {
             RpingServer s = new RpingServer(a, out, err, timeout, stack);
             err.println("rping: server listening on " + a.address() + ":" + s.port());

@@ -17,18 +17,25 @@ class RpingArgumentsTest {
 
     @Test
     void hasRpingsDefaults() throws CliFailure {
-        assertThat(parse("-s")).isEqualTo(new RpingArguments(true, "0.0.0.0", 7174, 0, 64, false, false, false));
+        assertThat(parse("-s")).isEqualTo(new RpingArguments(true, "0.0.0.0", 7174, 0, 64, false, false, false, false));
         assertThat(parse("-c", "-a", "10.0.2.2"))
-                .isEqualTo(new RpingArguments(false, "10.0.2.2", 7174, 0, 64, false, false, false));
+                .isEqualTo(new RpingArguments(false, "10.0.2.2", 7174, 0, 64, false, false, false, false));
     }
 
     @Test
     void readsOptionsAsGetoptDoes() throws CliFailure {
         assertThat(parse("-c", "-a", "h", "-p", "9999", "-C", "100", "-v", "-V", "-S", "1000"))
-                .isEqualTo(new RpingArguments(false, "h", 9999, 100, 1000, true, true, false));
+                .isEqualTo(new RpingArguments(false, "h", 9999, 100, 1000, true, true, false, false));
         assertThat(parse("-cvV", "-ah", "-C100", "-p9999"))
-                .isEqualTo(new RpingArguments(false, "h", 9999, 100, 64, true, true, false));
+                .isEqualTo(new RpingArguments(false, "h", 9999, 100, 64, true, true, false, false));
         assertThat(parse("-sP", "-p", "0").persistent()).isTrue();
+    }
+
+    @Test
+    void crcIsOffUnlessAskedFor() throws CliFailure {
+        assertThat(parse("-s").crc()).isFalse();
+        assertThat(parse("-s", "--crc").crc()).isTrue();
+        assertThat(parse("-c", "--crc", "-a", "h", "-C", "3").crc()).isTrue();
     }
 
     @Test

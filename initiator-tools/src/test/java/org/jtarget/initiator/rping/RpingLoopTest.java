@@ -3,11 +3,16 @@ package org.jtarget.initiator.rping;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -88,6 +93,51 @@ class RpingLoopTest {
                 assertThat(s.out().toString().lines()).hasSize(100).allMatch(l -> l.startsWith("server ping data: "));
             }
         }
+    }
+
+    @Test
+    void validatedPingsWithCrcAskedForByEitherSide() throws Exception {
+        for (String[] crcAt : new String[][] {{"--crc"}, {}}) {
+            Served s = serve(crcAt.length == 0 ? new String[] {"-V", "--crc"} : new String[] {"-V"});
+            try (RpingServer server = s.server()) {
+                ClientRun c = clientOf(s, new ByteArrayOutputStream(), concat(crcAt, "-C", "20", "-V"));
+                assertThat(c.exitCode()).as(c.err()).isZero();
+                s.done().get(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
+    void aServerWithCrcTurnsItOnInItsMpaReply() throws Exception {
+        assertThat(mpaReplyFlags(serve("--crc")) & MPA_FLAG_CRC).isEqualTo(MPA_FLAG_CRC);
+        assertThat(mpaReplyFlags(serve()) & MPA_FLAG_CRC).isZero();
+    }
+
+    private static final int MPA_FLAG_CRC = 0x40;
+
+    /** Sends siw's MPA request (revision 2, enhanced, no CRC, IRD/ORD 1/1) and returns the reply's flags byte. */
+    private static int mpaReplyFlags(Served s) throws Exception {
+        try (RpingServer server = s.server();
+             Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
+            socket.setSoTimeout((int) TIMEOUT.toMillis());
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            out.write("MPA ID Req Frame".getBytes(StandardCharsets.US_ASCII));
+            out.writeByte(0x10);
+            out.writeByte(2);
+            out.writeShort(4);
+            out.writeShort(1);
+            out.writeShort(1);
+            out.flush();
+            byte[] header = new DataInputStream(socket.getInputStream()).readNBytes(20);
+            assertThat(new String(header, 0, 16, StandardCharsets.US_ASCII)).isEqualTo("MPA ID Rep Frame");
+            return header[16] & 0xff;
+        }
+    }
+
+    private static String[] concat(String[] first, String... rest) {
+        String[] all = Arrays.copyOf(first, first.length + rest.length);
+        System.arraycopy(rest, 0, all, first.length, rest.length);
+        return all;
     }
 
     @Test
