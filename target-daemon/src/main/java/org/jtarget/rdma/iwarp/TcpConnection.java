@@ -8,13 +8,11 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
-import io.netty.channel.socket.DuplexChannel;
 import org.jtarget.rdma.Errno;
 import org.jtarget.rdma.QueuePair;
 import org.jtarget.rdma.QueuePairState;
 import org.jtarget.rdma.RdmaException;
 import org.jtarget.rdma.SendQueueEntry;
-import org.jtarget.rdma.WorkCompletionStatus;
 import org.jtarget.rdma.cm.CmEventHandler;
 import org.jtarget.rdma.cm.CmEventType;
 import org.jtarget.rdma.cm.CmId;
@@ -24,15 +22,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.SocketAddress;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One iWARP connection, the Netty handler of its channel: the MPA request/reply exchange that the
  * connection manager's connect, accept and reject map onto (RFC 5044 7.1, with RFC 6581's IRD/ORD
  * word and ready-to-receive message), then each DDP segment of its one queue pair handed to the
  * side it is for, and the connection's end (orderly close, or a TERMINATE followed by a half-close).
- * The layers under it can be swapped one by one: framing ({@link FrameDecoder} in, {@link FrameOutput}
- * out), placement ({@link TaggedPlacement}, {@link Placement}), and the RDMAP operations of the
+ * The MPA frames and what they negotiate are {@link MpaHandshake}'s, the TERMINATE and the close
+ * after it {@link Termination}'s. The layers under it can be swapped one by one: framing
+ * ({@link FrameDecoder} in, {@link FrameOutput} out), placement ({@link TaggedPlacement},
+ * {@link Placement}), and the RDMAP operations of the
  * {@link Requester} and the {@link Responder} (store endpoints through {@link StoreAccess}). State is
  * single-writer on the channel's event loop, except what the connection manager's thread sets
  * before the MPA request leaves.
@@ -41,10 +40,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     private static final Logger LOG = LoggerFactory.getLogger(TcpConnection.class);
     private static final byte[] NONE = new byte[0];
-    /** How long a connection ended by a TERMINATE waits for the peer to close it. */
-    private static final long TERMINATE_LINGER_SECONDS = 5;
-    /** What the first FPDU must be when the peer asked for peer-to-peer mode (RFC 6581 4). */
-    private enum Rtr { NONE, SEND, WRITE, READ }
 
     private enum Phase { NEW, REQUESTED, CONNECTING, ESTABLISHED, CLOSED }
 
@@ -59,22 +54,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     private final Responder responder;
     private volatile Phase phase;
     private volatile TcpQueuePair qp;
+    private final MpaHandshake mpa = new MpaHandshake();
+    private final Termination termination;
     private FrameDecoder decoder;
-    /** A TERMINATE is on its way and the connection half-closes ({@link #halfClose}); no hard close meanwhile. */
-    private boolean terminating;
     /** The tagged segment being placed is a READ response (else an RDMA WRITE). */
     private boolean placingReadResponse;
-    /** The peer's MPA request: its revision, whether it is enhanced (RFC 6581), CRC wanted. */
-    private int peerRevision;
-    private boolean peerEnhanced;
-    private boolean crc;
-    /** Peer-to-peer mode: the RTR the peer will send first, and whether it arrived. */
-    private Rtr awaitingRtr = Rtr.NONE;
-    private Rtr offeredRtr = Rtr.NONE;
-    /** The control word of the TERMINATE the peer sent (4 bytes), or empty: the DISCONNECTED event's data. */
-    private volatile byte[] peerTermination = NONE;
-    /** The peer's IRD from its MPA frame: how many READs this side may have outstanding. */
-    private int peerIrd = 1;
 
     /** A passive (server) end, created for an accepted socket. */
     TcpConnection(TcpConnectionManager cm, Channel channel, CmEventHandler listener) {
@@ -98,6 +82,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         this.output = new FrameOutput(channel, alloc, this::requestsSent);
         this.requester = new Requester(this, output, placement, alloc, cm.device().attributes().maxQpWr());
         this.responder = new Responder(this, output, placement, alloc);
+        this.termination = new Termination(channel, alloc, output);
     }
 
     void decoder(FrameDecoder d) {
@@ -137,7 +122,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
             throw new RdmaException(Errno.EINVAL, "no pending connection request");
         }
         tqp.bind(this);
-        tqp.ordLimit(peerIrd);
+        tqp.ordLimit(mpa.peerIrd());
         QueuePairBringUp.toReadyToSend(tqp, 0);
         qp = tqp;
         phase = Phase.ESTABLISHED;
@@ -146,22 +131,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     /** The MPA reply accepting the connection; FPDUs follow it in both directions (event loop). */
     private void sendReply(byte[] data) {
-        int flags = (crc ? Mpa.FLAG_CRC : 0) | (peerEnhanced ? Mpa.FLAG_ENHANCED : 0);
-        byte[] pd = data;
-        if (peerEnhanced) {
-            int ird = Responder.IRD | (offeredRtr != Rtr.NONE ? Mpa.IRD_PEER_TO_PEER : 0)
-                    | (offeredRtr == Rtr.SEND ? Mpa.IRD_RTR_SEND : 0);
-            int ord = Responder.IRD | (offeredRtr == Rtr.WRITE ? Mpa.ORD_RTR_WRITE : 0)
-                    | (offeredRtr == Rtr.READ ? Mpa.ORD_RTR_READ : 0);
-            pd = Mpa.withIrdOrd(ird, ord, data);
-        }
-        ByteBuf f = alloc.heapBuffer(Mpa.FRAME_HEADER + pd.length);
-        Mpa.writeFrame(f, Mpa.REPLY_KEY, flags, peerRevision, pd);
-        channel.writeAndFlush(f);
-        output.crc(crc);
-        awaitingRtr = offeredRtr;
-        decoder.startFpdus(crc);
-        if (awaitingRtr == Rtr.NONE) {
+        channel.writeAndFlush(mpa.reply(alloc, data));
+        output.crc(mpa.crc());
+        decoder.startFpdus(mpa.crc());
+        if (!mpa.awaitingRtr()) {
             cm.event(handler, CmEventType.ESTABLISHED, this, NONE);
         }
     }
@@ -175,11 +148,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     /** An MPA reply with the reject flag carrying {@code data}, then the connection closes (RFC 5044 7.1.5). */
     private void sendReject(byte[] data) {
-        byte[] pd = peerEnhanced ? Mpa.withIrdOrd(0, 0, data) : data;
-        ByteBuf f = alloc.heapBuffer(Mpa.FRAME_HEADER + pd.length);
-        int revision = peerRevision == 0 ? Mpa.REVISION_2 : peerRevision;
-        Mpa.writeFrame(f, Mpa.REPLY_KEY, Mpa.FLAG_REJECT | (peerEnhanced ? Mpa.FLAG_ENHANCED : 0), revision, pd);
-        channel.writeAndFlush(f).addListener(ChannelFutureListener.CLOSE);
+        channel.writeAndFlush(mpa.reject(alloc, data)).addListener(ChannelFutureListener.CLOSE);
     }
 
     /** Orderly close: what was written leaves, then the TCP connection closes (RFC 5040 has no message for it). */
@@ -196,7 +165,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     /** Closes the connection (its queue pair went to ERROR), unless a TERMINATE is ending it already. */
     void closeLater() {
         channel.eventLoop().execute(() -> {
-            if (!terminating) {
+            if (!termination.started()) {
                 channel.close();
             }
         });
@@ -216,11 +185,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         if (phase == Phase.CONNECTING) {
-            int flags = Mpa.FLAG_ENHANCED | (cm.requestsCrc() ? Mpa.FLAG_CRC : 0);
-            byte[] pd = Mpa.withIrdOrd(Responder.IRD, Responder.IRD, requestData);
-            ByteBuf f = alloc.heapBuffer(Mpa.FRAME_HEADER + pd.length);
-            Mpa.writeFrame(f, Mpa.REQUEST_KEY, flags, Mpa.REVISION_2, pd);
-            ctx.writeAndFlush(f);
+            ctx.writeAndFlush(MpaHandshake.request(alloc, cm.requestsCrc(), requestData));
         }
         ctx.fireChannelActive();
     }
@@ -240,7 +205,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         TcpQueuePair q = qp;
         if (q != null && was == Phase.ESTABLISHED) {
             q.connectionLost();
-            cm.event(handler, CmEventType.DISCONNECTED, this, peerTermination);
+            cm.event(handler, CmEventType.DISCONNECTED, this, termination.peerControl());
         } else if (was == Phase.CONNECTING) {
             cm.event(handler, CmEventType.UNREACHABLE, this, NONE);
         }
@@ -271,75 +236,46 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     }
 
     private void mpaRequest(ByteBuf header, ByteBuf privateData) {
-        int flags = header.getUnsignedByte(Mpa.KEY_LENGTH);
-        int revision = header.getUnsignedByte(Mpa.KEY_LENGTH + 1);
-        if (!Mpa.hasKey(header, 0, Mpa.REQUEST_KEY) || revision != Mpa.REVISION_1 && revision != Mpa.REVISION_2) {
-            closeAfterMpaError("bad MPA request");
-            return;
-        }
-        peerRevision = revision;
-        peerEnhanced = revision == Mpa.REVISION_2 && (flags & Mpa.FLAG_ENHANCED) != 0;
-        if ((flags & Mpa.FLAG_MARKERS) != 0) {
-            LOG.debug("rdma iwarp connection {}: markers requested, rejected", channel);
-            phase = Phase.CLOSED;
-            sendReject(NONE);
-            return;
-        }
-        if (peerEnhanced) {
-            if (privateData.readableBytes() < Mpa.IRD_ORD_LENGTH) {
-                closeAfterMpaError("enhanced MPA request without its IRD/ORD word");
-                return;
+        switch (mpa.readRequest(header, privateData, cm.requestsCrc())) {
+            case MALFORMED -> closeAfterMpaError("bad MPA request");
+            case ACCEPTABLE -> {
+                phase = Phase.REQUESTED;
+                cm.event(handler, CmEventType.CONNECT_REQUEST, this, MpaHandshake.bytes(privateData));
             }
-            int ird = privateData.readUnsignedShort();
-            int ord = privateData.readUnsignedShort();
-            peerIrd = ird & Mpa.IRD_ORD_MASK;
-            offeredRtr = (ird & Mpa.IRD_PEER_TO_PEER) == 0 ? Rtr.NONE
-                    : (ord & Mpa.ORD_RTR_WRITE) != 0 ? Rtr.WRITE
-                    : (ord & Mpa.ORD_RTR_READ) != 0 ? Rtr.READ
-                    : (ird & Mpa.IRD_RTR_SEND) != 0 ? Rtr.SEND : Rtr.WRITE;
+            default -> { // markers, or more private data than a listener takes
+                LOG.debug("rdma iwarp connection {}: MPA request refused", channel);
+                phase = Phase.CLOSED;
+                sendReject(NONE);
+            }
         }
-        if (privateData.readableBytes() > ConnectionManager.MAX_PRIVATE_DATA) {
-            phase = Phase.CLOSED;
-            sendReject(NONE);
-            return;
-        }
-        crc = (flags & Mpa.FLAG_CRC) != 0 || cm.requestsCrc();
-        phase = Phase.REQUESTED;
-        cm.event(handler, CmEventType.CONNECT_REQUEST, this, bytes(privateData));
     }
 
     private void mpaReply(ByteBuf header, ByteBuf privateData) {
-        int flags = header.getUnsignedByte(Mpa.KEY_LENGTH);
-        int revision = header.getUnsignedByte(Mpa.KEY_LENGTH + 1);
-        boolean enhanced = revision == Mpa.REVISION_2 && (flags & Mpa.FLAG_ENHANCED) != 0;
-        if (!Mpa.hasKey(header, 0, Mpa.REPLY_KEY) || !enhanced || (flags & Mpa.FLAG_MARKERS) != 0
-                || privateData.readableBytes() < Mpa.IRD_ORD_LENGTH) {
+        MpaHandshake.Outcome outcome = mpa.readReply(header, privateData);
+        if (outcome == MpaHandshake.Outcome.MALFORMED) {
             closeAfterMpaError("bad MPA reply");
             return;
         }
-        peerIrd = privateData.readUnsignedShort() & Mpa.IRD_ORD_MASK;
-        privateData.skipBytes(Mpa.IRD_ORD_LENGTH - 2);
-        if ((flags & Mpa.FLAG_REJECT) != 0) {
+        if (outcome == MpaHandshake.Outcome.REJECTED) {
             phase = Phase.CLOSED;
-            cm.event(handler, CmEventType.REJECTED, this, bytes(privateData));
+            cm.event(handler, CmEventType.REJECTED, this, MpaHandshake.bytes(privateData));
             channel.close();
             return;
         }
         TcpQueuePair q = qp;
         try {
             q.bind(this);
-            q.ordLimit(peerIrd);
+            q.ordLimit(mpa.peerIrd());
             QueuePairBringUp.toReadyToSend(q, 0);
         } catch (RdmaException e) {
             LOG.debug("rdma iwarp: cannot bring up queue pair {}: {}", q.qpNum(), e.getMessage());
             channel.close();
             return;
         }
-        crc = (flags & Mpa.FLAG_CRC) != 0;
-        output.crc(crc);
+        output.crc(mpa.crc());
         phase = Phase.ESTABLISHED;
-        decoder.startFpdus(crc);
-        cm.event(handler, CmEventType.ESTABLISHED, this, bytes(privateData));
+        decoder.startFpdus(mpa.crc());
+        cm.event(handler, CmEventType.ESTABLISHED, this, MpaHandshake.bytes(privateData));
     }
 
     /** A broken MPA exchange: no FPDU may follow, the TCP connection just closes (RFC 5044 7.1.4). */
@@ -354,12 +290,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         channel.close();
     }
 
-    private static byte[] bytes(ByteBuf b) {
-        byte[] d = new byte[b.readableBytes()];
-        b.getBytes(b.readerIndex(), d);
-        return d;
-    }
-
     // ---- FrameSink: DDP segments to the side they are for ---------------------------------------------
 
     @Override
@@ -370,10 +300,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         }
         int queue = header.getInt(Iwarp.QN_OFFSET);
         int opcode = header.getUnsignedByte(1) & Iwarp.OPCODE_MASK;
-        if (awaitingRtr != Rtr.NONE) {
-            readyToReceive(awaitingRtr == Rtr.SEND && Iwarp.isSend(opcode) && queue == Iwarp.QUEUE_SEND
-                    || awaitingRtr == Rtr.READ && opcode == Iwarp.READ_REQUEST, payload.readableBytes());
-            if (awaitingRtr == Rtr.NONE && opcode == Iwarp.READ_REQUEST) {
+        if (mpa.awaitingRtr()) {
+            readyToReceive(mpa.untaggedIsRtr(opcode, queue), payload.readableBytes());
+            if (!mpa.awaitingRtr() && opcode == Iwarp.READ_REQUEST) {
                 responder.readRequest(header, payload); // a zero-length READ: answered with an empty response
                 return;
             }
@@ -399,7 +328,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
             terminate(TerminateCode.MPA_NO_MATCHING_RTR, "first FPDU is not the RTR negotiated");
             return;
         }
-        awaitingRtr = Rtr.NONE;
+        mpa.rtrReceived();
         cm.event(handler, CmEventType.ESTABLISHED, this, NONE);
     }
 
@@ -409,8 +338,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
             return false;
         }
         int opcode = header.getUnsignedByte(1) & Iwarp.OPCODE_MASK;
-        if (awaitingRtr != Rtr.NONE) {
-            readyToReceive(awaitingRtr == Rtr.WRITE && opcode == Iwarp.RDMA_WRITE, payloadLength);
+        if (mpa.awaitingRtr()) {
+            readyToReceive(mpa.taggedIsRtr(opcode), payloadLength);
             return false;
         }
         if (opcode == Iwarp.RDMA_WRITE) {
@@ -451,30 +380,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     /** The peer ended the stream with a TERMINATE: the oldest unfinished request fails, the rest flush. */
     private void peerTerminated(ByteBuf payload) {
-        int control = payload.readableBytes() >= Iwarp.TERMINATE_CONTROL ? payload.getInt(payload.readerIndex()) : 0;
-        payload.release();
+        int control = termination.received(payload);
         LOG.debug("rdma iwarp connection {}: peer terminated (layer {}, type {}, code {})", channel,
                 control >>> 28, control >>> 24 & 0xf, control >>> 16 & 0xff);
         decoder.abort();
-        peerTermination = new byte[] {(byte) (control >>> 24), (byte) (control >>> 16), (byte) (control >>> 8),
-            (byte) control};
-        qp.terminated(statusOf(control));
+        qp.terminated(Termination.statusOf(control));
         channel.close();
-    }
-
-    /** The work completion status a requester reports for a TERMINATE's reason. */
-    static WorkCompletionStatus statusOf(int control) {
-        int layer = control >>> 28;
-        int type = control >>> 24 & 0xf;
-        int code = control >>> 16 & 0xff;
-        if (layer == TerminateCode.DDP_NO_BUFFER.layer && type == TerminateCode.DDP_NO_BUFFER.type) {
-            return code == TerminateCode.DDP_NO_BUFFER.code ? WorkCompletionStatus.RNR_RETRY_EXC_ERR
-                    : WorkCompletionStatus.REM_INV_REQ_ERR;
-        }
-        if (layer == 0 && type == 1 || layer == 1 && type == 1) {
-            return WorkCompletionStatus.REM_ACCESS_ERR;
-        }
-        return WorkCompletionStatus.REM_OP_ERR;
     }
 
     // ---- for the requester and the responder (event loop) --------------------------------------------
@@ -511,42 +422,20 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     /**
      * Ends the stream: this side's queue pair goes to ERROR, a TERMINATE (untagged queue 2) with
      * {@code code} goes out after the responses already written, nothing more is decoded, and the
-     * connection half-closes ({@link #halfClose}).
+     * connection half-closes ({@link Termination}).
      */
     void terminate(TerminateCode code, String why) {
-        if (terminating) {
+        if (!termination.start()) { // before the queue pair's ERROR asks for a close
             return;
         }
         LOG.debug("rdma iwarp connection {}: terminating ({}): {}", channel, code, why);
-        terminating = true; // before the queue pair's ERROR asks for a close
         responder.flushResponses();
         TcpQueuePair q = qp;
         if (q != null && q.state() != QueuePairState.RESET) {
             q.responderFailed();
         }
         decoder.abort();
-        ByteBuf control = alloc.directBuffer(Iwarp.TERMINATE_CONTROL).writeInt(code.controlWord());
-        ByteBuf fpdu = output.untagged(Iwarp.TERMINATE, true, 0, Iwarp.QUEUE_TERMINATE, 1, 0, control);
-        channel.writeAndFlush(fpdu).addListener(sent -> halfClose());
-    }
-
-    /**
-     * Ends the connection after a TERMINATE by half-closing it, not closing it: the refused
-     * message's payload may still be unread in our socket, and a close with unread data resets the
-     * connection (RST), which can destroy the TERMINATE before the peer has read it. The peer
-     * closes on the TERMINATE; until then the aborted decoder discards what still arrives. A peer
-     * that does not close is cut off after a while.
-     */
-    private void halfClose() {
-        if (!(channel instanceof DuplexChannel duplex) || !channel.isActive()) {
-            channel.close();
-            return;
-        }
-        channel.config().setAutoRead(true); // drain, even if a store access had paused reading
-        duplex.shutdownOutput();
-        channel.eventLoop().schedule(() -> {
-            channel.close();
-        }, TERMINATE_LINGER_SECONDS, TimeUnit.SECONDS);
+        termination.send(code);
     }
 
     @Override

@@ -110,7 +110,7 @@ public final class TcpConnectionManager implements ConnectionManager {
         if (disconnectData == null || disconnectData.length != 4) {
             return null;
         }
-        return TcpConnection.statusOf(java.nio.ByteBuffer.wrap(disconnectData).getInt());
+        return Termination.statusOf(java.nio.ByteBuffer.wrap(disconnectData).getInt());
     }
 
     TcpDevice device() {
