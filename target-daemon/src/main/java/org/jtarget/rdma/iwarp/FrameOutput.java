@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
 import org.jtarget.rdma.MemoryRegion;
 import org.jtarget.rdma.SendQueueEntry;
@@ -18,8 +19,9 @@ import java.util.zip.CRC32C;
 /**
  * The MPA FPDUs a connection sends: each one DDP segment (header, payload joined to it without a
  * copy, pad, CRC32C or zero). Requests from any thread go through one ordered queue that a task of
- * the event loop writes and flushes once per batch; responses are written on the event loop and
- * flushed once per burst. iWARP has no acknowledgements: a request is complete for its requester
+ * the event loop writes and flushes once per batch, each FPDU one composite buffer so that a batch
+ * never splits one; responses and TERMINATEs are written on the event loop as three buffers
+ * (header, payload, trailer) with no composite, and flushed once per burst. iWARP has no acknowledgements: a request is complete for its requester
  * once its FPDUs were handed to TCP, which {@link #FrameOutput}'s {@code sent} callback reports.
  */
 final class FrameOutput {
@@ -39,7 +41,9 @@ final class FrameOutput {
     private final ConcurrentLinkedQueue<ByteBuf> requests = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Runnable drain = this::drainRequests;
-    private final CRC32C crc = new CRC32C();
+    /** The CRC32C of request FPDUs (built on the executing thread) and of responses (event loop). */
+    private final CRC32C requestCrc = new CRC32C();
+    private final CRC32C responseCrc = new CRC32C();
     /** The last request whose FPDUs are all queued; written by the executing thread. */
     private volatile int queuedThrough = -1;
     /** The last request reported to {@link #sent} (event loop). */
@@ -60,39 +64,52 @@ final class FrameOutput {
         crcOn = on;
     }
 
-    /** An untagged segment (SEND, READ request, TERMINATE); {@code payload} (may be null) is taken. */
+    /** An untagged request segment (SEND, READ request) as one buffer; {@code payload} (may be null) is taken. */
     ByteBuf untagged(int opcode, boolean last, int reserved, int queue, int msn, int mo, ByteBuf payload) {
-        int length = payload == null ? 0 : payload.readableBytes();
+        ByteBuf h = untaggedHeader(opcode, last, reserved, queue, msn, mo, length(payload));
+        return composite(h, payload, trailer(requestCrc, h, payload));
+    }
+
+    /** A tagged request segment (RDMA WRITE) as one buffer; {@code payload} (may be null) is taken. */
+    ByteBuf tagged(int opcode, boolean last, int stag, long to, ByteBuf payload) {
+        ByteBuf h = taggedHeader(opcode, last, stag, to, length(payload));
+        return composite(h, payload, trailer(requestCrc, h, payload));
+    }
+
+    private ByteBuf untaggedHeader(int opcode, boolean last, int reserved, int queue, int msn, int mo, int length) {
         ByteBuf h = alloc.directBuffer(Mpa.LENGTH_FIELD + Iwarp.UNTAGGED_HEADER);
         h.writeShort(Iwarp.UNTAGGED_HEADER + length).writeShort(Iwarp.control(false, last, opcode));
-        h.writeInt(reserved).writeInt(queue).writeInt(msn).writeInt(mo);
-        return fpdu(h, payload, Iwarp.UNTAGGED_HEADER + length);
+        return h.writeInt(reserved).writeInt(queue).writeInt(msn).writeInt(mo);
     }
 
-    /** A tagged segment (RDMA WRITE, READ response); {@code payload} (may be null) is taken. */
-    ByteBuf tagged(int opcode, boolean last, int stag, long to, ByteBuf payload) {
-        int length = payload == null ? 0 : payload.readableBytes();
+    private ByteBuf taggedHeader(int opcode, boolean last, int stag, long to, int length) {
         ByteBuf h = alloc.directBuffer(Mpa.LENGTH_FIELD + Iwarp.TAGGED_HEADER);
         h.writeShort(Iwarp.TAGGED_HEADER + length).writeShort(Iwarp.control(true, last, opcode));
-        h.writeInt(stag).writeLong(to);
-        return fpdu(h, payload, Iwarp.TAGGED_HEADER + length);
+        return h.writeInt(stag).writeLong(to);
     }
 
-    private ByteBuf fpdu(ByteBuf header, ByteBuf payload, int ulpduLength) {
-        int padding = Mpa.padding(ulpduLength);
+    private static int length(ByteBuf payload) {
+        return payload == null ? 0 : payload.readableBytes();
+    }
+
+    /** Pad and CRC32C (or zero) after {@code header} (length field included) and {@code payload}. */
+    private ByteBuf trailer(CRC32C crc, ByteBuf header, ByteBuf payload) {
         ByteBuf trailer = alloc.directBuffer(8);
-        trailer.writeZero(padding);
+        trailer.writeZero(Mpa.padding(header.readableBytes() - Mpa.LENGTH_FIELD + length(payload)));
         int checksum = 0;
         if (crcOn) {
             crc.reset();
-            update(header);
+            update(crc, header);
             if (payload != null) {
-                update(payload);
+                update(crc, payload);
             }
-            update(trailer);
+            update(crc, trailer);
             checksum = (int) crc.getValue();
         }
-        trailer.writeInt(checksum);
+        return trailer.writeInt(checksum);
+    }
+
+    private ByteBuf composite(ByteBuf header, ByteBuf payload, ByteBuf trailer) {
         CompositeByteBuf c = alloc.compositeDirectBuffer(3);
         c.addComponent(true, header);
         if (payload != null) {
@@ -101,7 +118,16 @@ final class FrameOutput {
         return c.addComponent(true, trailer);
     }
 
-    private void update(ByteBuf b) {
+    /**
+     * Adds {@code b}'s readable bytes. A single-buffer {@code b} is read through its cached internal
+     * NIO view (no view allocated; the buffer is this thread's until it is written, and Netty's
+     * socket write reuses the same cached view); only a multi-element payload costs views.
+     */
+    private static void update(CRC32C crc, ByteBuf b) {
+        if (b.nioBufferCount() == 1) {
+            crc.update(b.internalNioBuffer(b.readerIndex(), b.readableBytes()));
+            return;
+        }
         for (ByteBuffer nio : b.nioBuffers()) {
             crc.update(nio);
         }
@@ -180,24 +206,51 @@ final class FrameOutput {
         }
     }
 
-    /** Writes a response (event loop); it leaves with the next {@link #flush}. */
-    void respond(ByteBuf frame) {
-        channel.write(frame, channel.voidPromise());
+    /**
+     * Writes a tagged response segment (READ response; event loop) as header, payload and trailer,
+     * with no promise; it leaves with the next {@link #flush}. {@code payload} (may be null) is taken.
+     */
+    void respondTagged(int opcode, boolean last, int stag, long to, ByteBuf payload) {
+        channel.write(writeSegment(taggedHeader(opcode, last, stag, to, length(payload)), payload),
+                channel.voidPromise());
         flushPending = true;
     }
 
     /**
-     * Writes the last FPDU of a READ response; once TCP has it, {@code mr} (the region its payload
-     * is a view of; may be null) is released and {@code then} runs.
+     * Like {@link #respondTagged(int, boolean, int, long, ByteBuf)} for the last segment of a READ
+     * response; once TCP has it, {@code mr} (the region its payload is a view of; may be null) is
+     * released and {@code then} runs.
      */
-    void respond(ByteBuf frame, MemoryRegion mr, Runnable then) {
-        channel.write(frame).addListener(f -> {
-            if (mr != null) {
-                mr.release();
-            }
-            then.run();
-        });
+    void respondTagged(int opcode, boolean last, int stag, long to, ByteBuf payload, MemoryRegion mr,
+                       Runnable then) {
+        channel.write(writeSegment(taggedHeader(opcode, last, stag, to, length(payload)), payload))
+                .addListener(f -> {
+                    if (mr != null) {
+                        mr.release();
+                    }
+                    then.run();
+                });
         flushPending = true;
+    }
+
+    /**
+     * Writes an untagged segment (TERMINATE; event loop) after everything written before it and
+     * flushes; the future completes once TCP has it. {@code payload} (may be null) is taken.
+     */
+    ChannelFuture sendUntagged(int opcode, boolean last, int reserved, int queue, int msn, int mo, ByteBuf payload) {
+        ByteBuf trailer = writeSegment(untaggedHeader(opcode, last, reserved, queue, msn, mo, length(payload)), payload);
+        flushPending = false;
+        return channel.writeAndFlush(trailer);
+    }
+
+    /** Writes header and payload with no promise and returns the trailer for the caller to write (event loop). */
+    private ByteBuf writeSegment(ByteBuf header, ByteBuf payload) {
+        ByteBuf trailer = trailer(responseCrc, header, payload);
+        channel.write(header, channel.voidPromise());
+        if (payload != null) {
+            channel.write(payload, channel.voidPromise());
+        }
+        return trailer;
     }
 
     /** Flushes the responses written since the last flush, if any. */

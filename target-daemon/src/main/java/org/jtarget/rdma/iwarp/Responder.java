@@ -213,11 +213,10 @@ final class Responder {
             int n = Math.min(FrameOutput.MAX_SEGMENT_PAYLOAD, length - done);
             boolean last = done + n == length;
             ByteBuf part = n == 0 ? null : data.retainedSlice(data.readerIndex() + done, n);
-            ByteBuf fpdu = output.tagged(Iwarp.READ_RESPONSE, last, sinkStag, sinkTo + done, part);
             if (last) {
-                output.respond(fpdu, mr, readSent);
+                output.respondTagged(Iwarp.READ_RESPONSE, true, sinkStag, sinkTo + done, part, mr, readSent);
             } else {
-                output.respond(fpdu);
+                output.respondTagged(Iwarp.READ_RESPONSE, false, sinkStag, sinkTo + done, part);
             }
             done += n;
         } while (done < length);

@@ -49,8 +49,8 @@ final class Termination {
     /** Sends a TERMINATE (untagged queue 2) with {@code code} after what was written, then half-closes. */
     void send(TerminateCode code) {
         ByteBuf control = alloc.directBuffer(Iwarp.TERMINATE_CONTROL).writeInt(code.controlWord());
-        ByteBuf fpdu = output.untagged(Iwarp.TERMINATE, true, 0, Iwarp.QUEUE_TERMINATE, 1, 0, control);
-        channel.writeAndFlush(fpdu).addListener(sent -> halfClose());
+        output.sendUntagged(Iwarp.TERMINATE, true, 0, Iwarp.QUEUE_TERMINATE, 1, 0, control)
+                .addListener(sent -> halfClose());
     }
 
     /**
