@@ -18,10 +18,11 @@ import java.util.zip.CRC32C;
 
 /**
  * The MPA FPDUs a connection sends: each one DDP segment (header, payload joined to it without a
- * copy, pad, CRC32C or zero). Requests from any thread go through one ordered queue that a task of
- * the event loop writes and flushes once per batch, each FPDU one composite buffer so that a batch
- * never splits one; responses and TERMINATEs are written on the event loop as three buffers
- * (header, payload, trailer) with no composite, and flushed once per burst. iWARP has no acknowledgements: a request is complete for its requester
+ * copy, pad, CRC32C or zero), written as three buffers (header, payload, trailer) with no composite
+ * and no promise. Requests from any thread go through one ordered queue that a task of the event
+ * loop writes and flushes once per batch, never part of an FPDU (a count of whole FPDUs' entries is
+ * published after each); responses and TERMINATEs are written on the event loop and flushed once
+ * per burst. iWARP has no acknowledgements: a request is complete for its requester
  * once its FPDUs were handed to TCP, which {@link #FrameOutput}'s {@code sent} callback reports.
  */
 final class FrameOutput {
@@ -39,6 +40,13 @@ final class FrameOutput {
     private final ByteBufAllocator alloc;
     private final IntConsumer sent;
     private final ConcurrentLinkedQueue<ByteBuf> requests = new ConcurrentLinkedQueue<>();
+    /**
+     * How many entries of {@link #requests} belong to whole FPDUs: written by the one thread that
+     * executes requests at a time (the queue pair's), read by the event loop, which writes no more.
+     */
+    private volatile long published;
+    /** How many entries of {@link #requests} were written or released (event loop). */
+    private long drained;
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Runnable drain = this::drainRequests;
     /** The CRC32C of request FPDUs (built on the executing thread) and of responses (event loop). */
@@ -64,16 +72,25 @@ final class FrameOutput {
         crcOn = on;
     }
 
-    /** An untagged request segment (SEND, READ request) as one buffer; {@code payload} (may be null) is taken. */
-    ByteBuf untagged(int opcode, boolean last, int reserved, int queue, int msn, int mo, ByteBuf payload) {
-        ByteBuf h = untaggedHeader(opcode, last, reserved, queue, msn, mo, length(payload));
-        return composite(h, payload, trailer(requestCrc, h, payload));
+    /** Queues an untagged request segment (SEND, READ request); {@code payload} (may be null) is taken. */
+    void requestUntagged(int opcode, boolean last, int reserved, int queue, int msn, int mo, ByteBuf payload) {
+        queue(untaggedHeader(opcode, last, reserved, queue, msn, mo, length(payload)), payload);
     }
 
-    /** A tagged request segment (RDMA WRITE) as one buffer; {@code payload} (may be null) is taken. */
-    ByteBuf tagged(int opcode, boolean last, int stag, long to, ByteBuf payload) {
-        ByteBuf h = taggedHeader(opcode, last, stag, to, length(payload));
-        return composite(h, payload, trailer(requestCrc, h, payload));
+    /** Queues a tagged request segment (RDMA WRITE); {@code payload} (may be null) is taken. */
+    void requestTagged(int opcode, boolean last, int stag, long to, ByteBuf payload) {
+        queue(taggedHeader(opcode, last, stag, to, length(payload)), payload);
+    }
+
+    /** Queues one FPDU's entries, then publishes them (the executing thread; its order is kept). */
+    private void queue(ByteBuf header, ByteBuf payload) {
+        ByteBuf trailer = trailer(requestCrc, header, payload);
+        requests.add(header);
+        if (payload != null) {
+            requests.add(payload);
+        }
+        requests.add(trailer);
+        published = published + (payload != null ? 3 : 2); // one writer at a time
     }
 
     private ByteBuf untaggedHeader(int opcode, boolean last, int reserved, int queue, int msn, int mo, int length) {
@@ -107,15 +124,6 @@ final class FrameOutput {
             checksum = (int) crc.getValue();
         }
         return trailer.writeInt(checksum);
-    }
-
-    private ByteBuf composite(ByteBuf header, ByteBuf payload, ByteBuf trailer) {
-        CompositeByteBuf c = alloc.compositeDirectBuffer(3);
-        c.addComponent(true, header);
-        if (payload != null) {
-            c.addComponent(true, payload);
-        }
-        return c.addComponent(true, trailer);
     }
 
     /**
@@ -162,11 +170,6 @@ final class FrameOutput {
         return c != null ? c : single != null ? single : Unpooled.EMPTY_BUFFER;
     }
 
-    /** Queues one FPDU of a request (any thread; the executing thread's order is kept). */
-    void request(ByteBuf fpdu) {
-        requests.add(fpdu);
-    }
-
     /**
      * All FPDUs of request {@code number} are queued: they leave with the next batch (also when
      * called on the event loop itself: requests posted while it handles a burst of completions
@@ -183,9 +186,10 @@ final class FrameOutput {
     void drainRequests() {
         drainScheduled.set(false);
         int through = queuedThrough;
-        ByteBuf f;
+        long whole = published;
         boolean active = channel.isActive();
-        while ((f = requests.poll()) != null) {
+        for (; drained < whole; drained++) {
+            ByteBuf f = requests.poll();
             if (active) {
                 channel.write(f, channel.voidPromise());
             } else {

@@ -64,8 +64,8 @@ final class Requester {
         do {
             int n = (int) Math.min(FrameOutput.MAX_SEGMENT_PAYLOAD, length - offset);
             boolean last = offset + n == length;
-            output.request(output.untagged(opcode, last, invalidate ? e.invalidateRkey() : 0, Iwarp.QUEUE_SEND, msn,
-                    (int) offset, FrameOutput.payload(alloc, e, offset, n)));
+            output.requestUntagged(opcode, last, invalidate ? e.invalidateRkey() : 0, Iwarp.QUEUE_SEND, msn,
+                    (int) offset, FrameOutput.payload(alloc, e, offset, n));
             offset += n;
         } while (offset < length);
     }
@@ -75,8 +75,8 @@ final class Requester {
         do {
             int n = (int) Math.min(FrameOutput.MAX_SEGMENT_PAYLOAD, length - offset);
             boolean last = offset + n == length;
-            output.request(output.tagged(Iwarp.RDMA_WRITE, last, e.rkey(), e.remoteAddress() + offset,
-                    FrameOutput.payload(alloc, e, offset, n)));
+            output.requestTagged(Iwarp.RDMA_WRITE, last, e.rkey(), e.remoteAddress() + offset,
+                    FrameOutput.payload(alloc, e, offset, n));
             offset += n;
         } while (offset < length);
     }
@@ -94,7 +94,7 @@ final class Requester {
         readsIssued++;
         ByteBuf p = alloc.directBuffer(Iwarp.READ_REQUEST_PAYLOAD);
         p.writeInt(sinkStag).writeLong(sinkTo).writeInt(length).writeInt(e.rkey()).writeLong(e.remoteAddress());
-        output.request(output.untagged(Iwarp.READ_REQUEST, true, 0, Iwarp.QUEUE_READ_REQUEST, readMsn++, 0, p));
+        output.requestUntagged(Iwarp.READ_REQUEST, true, 0, Iwarp.QUEUE_READ_REQUEST, readMsn++, 0, p);
     }
 
     /** A READ response segment starts: true to place it into the oldest READ's elements. */
