@@ -11,10 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,9 +36,10 @@ import org.junit.jupiter.api.io.TempDir;
  * file LUN (the host file shrinks), and what sg_inq/sg_vpd/sg_readcap show;</li>
  * <li>the guest's own RDMA stack: siw (built by build-image) and rdma_rxe load, siw0 on eth0, and
  * rdma-core's rping against itself over siw0 with data verification (no host side involved);</li>
- * <li>(disabled until the iwarp provider lands, issue 14) the guest's rping client against our
- * {@code jtarget-initiator rping -s} on the host, and</li>
- * <li>(likewise) our rping client against {@code rping -s} in the guest through a QEMU port forward.</li>
+ * <li>the guest's rping client over siw against our {@code jtarget-initiator rping -s} on the host
+ *     (our iwarp provider is siw's peer), MPA CRC off and on, and</li>
+ * <li>our rping client against {@code rping -s} in the guest through a QEMU port forward, CRC off
+ *     and on.</li>
  * </ol>
  * Each scenario prints its wall time and the guest's boot time. The guest runs under TCG on
  * machines without hardware virtualisation (minutes of CPU for the suite), so fio runs are short
@@ -64,13 +66,6 @@ class GuestInitiatorIT {
     static final int RPING_PINGS = 100;
     /** rping's own port, where the guest's rping -s listens for scenario 8. */
     static final int GUEST_RPING_PORT = 7174;
-    /**
-     * Why scenarios 7 and 8 are disabled: enabling them is deleting their {@code @Disabled} line
-     * once the provider speaks iWARP.
-     */
-    static final String WAITS_FOR_IWARP = "waits for the iwarp provider (issue 14): until our emulated RDMA "
-            + "provider speaks MPA/DDP/RDMAP, jtarget-initiator rping cannot talk to the guest's siw";
-
     /** The second portal's port (group 2), chosen when the daemon's config is written. */
     private static int portB;
 
@@ -220,16 +215,15 @@ class GuestInitiatorIT {
 
     /**
      * Scenario 7: the guest's {@code rping -c -a 10.0.2.2 -p PORT -C 100 -v -V} over siw against our
-     * {@code jtarget-initiator rping -s -V -v} on the host; both sides verify every ping. (Issue 14
-     * also wants this with MPA CRC on: run it a second time with the server's CRC option once the
-     * iwarp provider has one.)
+     * {@code jtarget-initiator rping -s -V -v} on the host; both sides verify every ping. With CRC,
+     * our server turns MPA CRC32C on in its reply (siw accepts that).
      */
-    @Test
+    @ParameterizedTest(name = "MPA CRC {0}")
+    @ValueSource(booleans = {false, true})
     @Order(7)
-    @Disabled(WAITS_FOR_IWARP)
-    void guestRpingAgainstOurServer() throws Exception {
+    void guestRpingAgainstOurServer(boolean crc) throws Exception {
         int port = DaemonProcess.freePort();
-        try (HostRping server = HostRping.server(dir, port)) {
+        try (HostRping server = HostRping.server(dir, port, crc)) {
             Map<String, String> vars = vars();
             vars.put("RPING_PORT", Integer.toString(port));
             vars.put("RPING_COUNT", Integer.toString(RPING_PINGS));
@@ -242,12 +236,13 @@ class GuestInitiatorIT {
 
     /**
      * Scenario 8: our {@code jtarget-initiator rping -c -C 100 -v -V} on the host against
-     * {@code rping -s} in the guest over siw, through a QEMU port forward. (With CRC on too, as 7.)
+     * {@code rping -s} in the guest over siw, through a QEMU port forward. With CRC, our client asks
+     * for MPA CRC32C in its request.
      */
-    @Test
+    @ParameterizedTest(name = "MPA CRC {0}")
+    @ValueSource(booleans = {false, true})
     @Order(8)
-    @Disabled(WAITS_FOR_IWARP)
-    void ourRpingAgainstTheGuests() throws Exception {
+    void ourRpingAgainstTheGuests(boolean crc) throws Exception {
         int hostPort = DaemonProcess.freePort();
         Map<String, String> vars = vars();
         vars.put("RPING_PORT", Integer.toString(GUEST_RPING_PORT));
@@ -255,7 +250,7 @@ class GuestInitiatorIT {
         try (GuestVm vm = GuestVm.start("rping-from-host", vars, GUEST_TIMEOUT,
                 List.of(new GuestVm.PortForward(hostPort, GUEST_RPING_PORT)))) {
             vm.awaitLine(Pattern.compile("^JTARGET-GUEST-SIGNAL rping-server-ready$"), GUEST_TIMEOUT);
-            ClientTool.Result client = HostRping.client(hostPort, RPING_PINGS);
+            ClientTool.Result client = HostRping.client(hostPort, RPING_PINGS, crc);
             assertThat(client.exitCode()).as("our rping client:\n%s\n%s", client.describe(), vm.tail()).isZero();
             assertThat(client.stdout().lines().filter(l -> l.startsWith("ping data: rdma-ping-")))
                     .as(client.describe()).hasSize(RPING_PINGS);

@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -32,13 +34,18 @@ final class HostRping implements AutoCloseable {
     }
 
     /**
-     * Starts {@code jtarget-initiator rping -s -a 127.0.0.1 -p PORT -V -v} and returns once it
-     * listens (it says so on stderr); fails with its output if it does not within 30 s.
+     * Starts {@code jtarget-initiator rping -s -a 127.0.0.1 -p PORT -V -v} (with {@code --crc}: MPA
+     * CRC32C turned on in its reply) and returns once it listens (it says so on stderr); fails with
+     * its output if it does not within 30 s.
      */
-    static HostRping server(Path dir, int port) throws IOException, InterruptedException {
+    static HostRping server(Path dir, int port, boolean crc) throws IOException, InterruptedException {
         Path output = dir.resolve("rping-server-" + port + ".log");
-        Process p = new ProcessBuilder(cli(), "rping", "-s", "-a", "127.0.0.1", "-p", Integer.toString(port), "-V",
-                "-v").redirectErrorStream(true).redirectOutput(output.toFile())
+        List<String> command = new ArrayList<>(List.of(cli(), "rping", "-s", "-a", "127.0.0.1", "-p",
+                Integer.toString(port), "-V", "-v"));
+        if (crc) {
+            command.add("--crc");
+        }
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
         HostRping server = new HostRping(p, output);
         long deadline = System.nanoTime() + LISTEN_TIMEOUT.toNanos();
@@ -53,10 +60,17 @@ final class HostRping implements AutoCloseable {
         return server;
     }
 
-    /** Runs {@code jtarget-initiator rping -c -a 127.0.0.1 -p PORT -C COUNT -v -V} (at most 4 minutes). */
-    static ClientTool.Result client(int port, int count) {
-        return ClientTool.run(Duration.ofMinutes(4), null, cli(), "rping", "-c", "-a", "127.0.0.1", "-p",
-                Integer.toString(port), "-C", Integer.toString(count), "-v", "-V");
+    /**
+     * Runs {@code jtarget-initiator rping -c -a 127.0.0.1 -p PORT -C COUNT -v -V} (with {@code --crc}:
+     * MPA CRC32C asked for in its request), at most 4 minutes.
+     */
+    static ClientTool.Result client(int port, int count, boolean crc) {
+        List<String> command = new ArrayList<>(List.of(cli(), "rping", "-c", "-a", "127.0.0.1", "-p",
+                Integer.toString(port), "-C", Integer.toString(count), "-v", "-V"));
+        if (crc) {
+            command.add("--crc");
+        }
+        return ClientTool.run(Duration.ofMinutes(4), null, command.toArray(String[]::new));
     }
 
     /** The server's exit code once it ended (it ends after its client disconnects); fails after {@code timeout}. */

@@ -312,7 +312,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         if (trailer.readableBytes() < trailerLength) {
             return;
         }
-        if (crcOn && (int) crc.getValue() != trailer.getInt(padding)) {
+        if (crcOn && (int) crc.getValue() != trailer.getIntLE(padding)) {
             fail(TerminateCode.MPA_CRC, "CRC mismatch");
             return;
         }

@@ -123,7 +123,7 @@ final class FrameOutput {
             update(crc, trailer);
             checksum = (int) crc.getValue();
         }
-        return trailer.writeInt(checksum);
+        return trailer.writeIntLE(checksum); // as siw and iSCSI digests: the CRC value little-endian
     }
 
     /**

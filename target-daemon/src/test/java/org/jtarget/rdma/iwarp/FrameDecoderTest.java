@@ -87,14 +87,14 @@ class FrameDecoderTest {
                 .put((byte) flags).put((byte) 2).putShort((short) privateData.length).put(privateData).array();
     }
 
-    /** An FPDU: length, ULPDU, pad to 4, CRC32C over all before it (or zero). */
+    /** An FPDU: length, ULPDU, pad to 4, CRC32C over all before it (or zero), the value little-endian as siw sends it. */
     static byte[] fpdu(byte[] ulpdu, boolean crc) {
         int pad = -(2 + ulpdu.length) & 3;
         ByteBuffer b = ByteBuffer.allocate(2 + ulpdu.length + pad + 4);
         b.putShort((short) ulpdu.length).put(ulpdu).put(new byte[pad]);
         CRC32C c = new CRC32C();
         c.update(b.array(), 0, b.position());
-        return b.putInt(crc ? (int) c.getValue() : 0).array();
+        return b.putInt(Integer.reverseBytes(crc ? (int) c.getValue() : 0)).array();
     }
 
     /** An untagged DDP segment (RFC 5041 4.3) with an RDMAP opcode. */
