@@ -1,7 +1,6 @@
 package org.jtarget.fabric.endpoint;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import org.jtarget.backstore.memory.MemoryBackstore;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
@@ -126,15 +125,7 @@ class StoreEndpointTcpTest {
     }
 
     private byte[] storeBytes(long lba, int blocks) throws IOException {
-        ByteBuf buf = Unpooled.buffer(blocks * BS);
-        try {
-            store.read(lba, blocks, buf);
-            byte[] out = new byte[blocks * BS];
-            buf.readBytes(out);
-            return out;
-        } finally {
-            buf.release();
-        }
+        return StoreEndpointTest.storeBytes(store, lba, blocks);
     }
 
     @Test

@@ -93,10 +93,16 @@ class StoreEndpointTest {
     }
 
     private byte[] storeBytes(long lba, int blocks) throws IOException {
-        ByteBuf buf = Unpooled.buffer(blocks * BS);
+        return storeBytes(store, lba, blocks);
+    }
+
+    /** {@code blocks} blocks of {@code store} at {@code lba}, read straight from the store. */
+    static byte[] storeBytes(Backstore store, long lba, int blocks) throws IOException {
+        int bytes = blocks * store.info().blockSize();
+        ByteBuf buf = Unpooled.buffer(bytes);
         try {
             store.read(lba, blocks, buf);
-            byte[] out = new byte[blocks * BS];
+            byte[] out = new byte[bytes];
             buf.readBytes(out);
             return out;
         } finally {
