@@ -1,6 +1,7 @@
 package org.jtarget.rdma.iwarp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -16,6 +17,12 @@ import java.util.zip.CRC32C;
  * are gathered whole. With CRC on, every byte is fed to a CRC32C checked at the segment's end. Never
  * throws on bad input: it tells the sink once and then drops everything.
  *
+ * <p>Large transfers are read without a copy: while a tagged payload of at least {@link #DIRECT_MIN}
+ * bytes is being received, the socket reads straight into its destination, and between such
+ * segments only the trailer and the next header are read (into a small pool buffer), so that the
+ * next payload again lands where it belongs. Streams of small FPDUs are read in large pool buffers
+ * instead, many FPDUs per system call, and their payloads copied.
+ *
  * <p>Back-pressure: while the sink is {@link FrameSink#blocked()}, input is queued, and reading stops
  * ({@code setAutoRead(false)}) once 1 MiB is queued; {@link #resume} continues.
  */
@@ -23,8 +30,14 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
     private enum State { MPA_HEADER, MPA_PRIVATE, AWAIT_FPDUS, LENGTH, CONTROL, HEADER, PAYLOAD, TRAILER, FAILED }
 
-    /** Payload left from which a read goes straight into the region (else to pool buffers). */
-    private static final int DIRECT_MIN = 32 * 1024;
+    /**
+     * A tagged payload this large starts streaming mode: its reads, and those of the tagged
+     * payloads after it, go straight into the destination; only the bytes between payloads are read
+     * into pool buffers. A whole small message right after the end of another message ends it.
+     */
+    static final int DIRECT_MIN = 32 * 1024;
+    /** An FPDU's length field and tagged DDP/RDMAP header: what a read between payloads asks for. */
+    private static final int TAGGED_FPDU_HEADER = Mpa.LENGTH_FIELD + Iwarp.TAGGED_HEADER;
     /** Input queued while the sink is blocked before reading stops. */
     private static final long MAX_QUEUED_WHILE_BLOCKED = 1 << 20;
 
@@ -42,6 +55,11 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     private int trailerLength;
     private boolean tagged;
     private boolean placing;
+    /** The DDP Last flag of the segment being received, and of the one before it. */
+    private boolean lastSegment;
+    private boolean previousLast = true;
+    /** Large tagged payloads are arriving: read payloads directly, headers in small reads. */
+    private boolean streaming;
     private ByteBuf gathered;
     private ChannelHandlerContext ctx;
     /** The buffer handed to the socket read that wraps the destination itself (no copy needed). */
@@ -233,6 +251,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             return;
         }
         tagged = (ddp & Iwarp.DDP_TAGGED) != 0;
+        lastSegment = (ddp & Iwarp.DDP_LAST) != 0;
         headerLength = tagged ? Iwarp.TAGGED_HEADER : Iwarp.UNTAGGED_HEADER;
         if (ulpduLength < headerLength) {
             fail(TerminateCode.MPA_FPDU, "ULPDU length " + ulpduLength);
@@ -247,6 +266,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         }
         payloadLength = ulpduLength - headerLength;
         payloadDone = 0;
+        noteSegmentSize();
         if (tagged) {
             placing = sink.beginTagged(header, payloadLength);
             if (state == State.FAILED) {
@@ -262,16 +282,38 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * A buffer over the destination of the tagged payload being received, for the next socket read
-     * ({@link PlacementRecvAllocator}), or null when reads should go to a pool buffer.
+     * The buffer for the next socket read ({@link PlacementRecvAllocator}): a view of the
+     * destination of the tagged payload being received, a small pool buffer for the bytes up to the
+     * next tagged payload while streaming, or null for an adaptive pool buffer.
      */
-    ByteBuf placementBuffer() {
-        int remaining = payloadLength - payloadDone;
-        if (state != State.PAYLOAD || !tagged || !placing || !input.isEmpty() || remaining < DIRECT_MIN) {
+    ByteBuf placementBuffer(ByteBufAllocator alloc) {
+        if (!input.isEmpty()) {
             return null;
         }
-        direct = sink.placementTarget(payloadDone, remaining);
-        return direct;
+        if (state == State.PAYLOAD) {
+            int remaining = payloadLength - payloadDone;
+            if (!tagged || !placing || remaining == 0 || remaining < DIRECT_MIN && !streaming) {
+                return null;
+            }
+            direct = sink.placementTarget(payloadDone, remaining);
+            return direct;
+        }
+        int upToPayload = bytesUpToNextPayload();
+        return streaming && upToPayload > 0 ? alloc.directBuffer(upToPayload, upToPayload) : null;
+    }
+
+    /**
+     * The bytes left of this FPDU's trailer and of the next FPDU's header, taking that header as
+     * tagged until its control field says otherwise; 0 outside the FPDU stream.
+     */
+    private int bytesUpToNextPayload() {
+        return switch (state) {
+            case TRAILER -> trailerLength - trailer.readableBytes() + TAGGED_FPDU_HEADER;
+            case LENGTH -> TAGGED_FPDU_HEADER - header.readableBytes();
+            case CONTROL -> TAGGED_FPDU_HEADER - Mpa.LENGTH_FIELD - header.readableBytes();
+            case HEADER -> headerLength - header.readableBytes();
+            default -> 0;
+        };
     }
 
     private void readPayload(ByteBuf in) {
@@ -329,6 +371,19 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         if (header != null) {
             header.clear();
         }
+    }
+
+    /**
+     * Enters streaming mode at the header of a large tagged payload; leaves it at an untagged one or
+     * at a whole small message (Last flag set, as on the segment before it).
+     */
+    private void noteSegmentSize() {
+        if (tagged && payloadLength >= DIRECT_MIN) {
+            streaming = true;
+        } else if (!tagged || lastSegment && previousLast) {
+            streaming = false;
+        }
+        previousLast = lastSegment;
     }
 
     private void crc(ByteBuf b, int index, int n) {

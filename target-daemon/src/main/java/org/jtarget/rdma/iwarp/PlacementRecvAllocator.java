@@ -8,9 +8,10 @@ import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 
 /**
- * Direct placement from the socket (the point of DDP): while the decoder is in the middle of a large
- * tagged DDP segment, the next socket read goes straight into the destination region instead of a
- * pool buffer, so that part is copied once, by the kernel. Otherwise reads use adaptive pool
+ * Direct placement from the socket (the point of DDP): while the decoder receives large tagged DDP
+ * segments, a socket read goes straight into the destination region instead of a pool buffer, so
+ * the payload is copied once, by the kernel, and the reads between payloads take only the trailer
+ * and the next header ({@link FrameDecoder#placementBuffer}). Otherwise reads use adaptive pool
  * buffers of up to 1 MiB (a burst of small FPDUs then arrives with one system call).
  */
 final class PlacementRecvAllocator implements RecvByteBufAllocator {
@@ -36,7 +37,7 @@ final class PlacementRecvAllocator implements RecvByteBufAllocator {
 
         @Override
         public ByteBuf allocate(ByteBufAllocator alloc) {
-            ByteBuf direct = decoder.placementBuffer();
+            ByteBuf direct = decoder.placementBuffer(alloc);
             if (direct != null) {
                 return direct;
             }

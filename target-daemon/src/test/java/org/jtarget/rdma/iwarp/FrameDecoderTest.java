@@ -261,7 +261,7 @@ class FrameDecoderTest {
         List<Integer> asked = new ArrayList<>();
         int at = 0;
         while (at < bytes.length) {
-            ByteBuf buf = decoder.placementBuffer();
+            ByteBuf buf = decoder.placementBuffer(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT);
             if (buf == null) {
                 buf = Unpooled.buffer(1 << 20);
             }
@@ -284,7 +284,7 @@ class FrameDecoderTest {
     }
 
     @Test
-    void theRestOfALargeSegmentIsReadStraightIntoItsRegion() {
+    void largeSegmentsAreReadStraightIntoTheirRegionWithOnlyTheBytesBetweenThemCopied() {
         int size = FrameOutput.MAX_SEGMENT_PAYLOAD;
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.writeBytes(mpaRequest(0x10, new byte[4]));
@@ -296,16 +296,60 @@ class FrameDecoderTest {
         sink.decoder = decoder;
         EmbeddedChannel ch = new EmbeddedChannel(decoder);
 
-        // reads of at most 20,000 bytes: what is left of a segment from 32 KiB on goes direct
+        // reads of at most 20,000 bytes: the first goes to a pool buffer (MPA request, FPDU header,
+        // the start of the payload); the rest of that payload is read into the region; then only
+        // the trailer and the next header (4 + 16 bytes), then the whole second payload, directly
         List<Integer> asked = feed(decoder, ch, bytes, 20_000);
 
         assertThat(sink.events).containsExactly("tagged len " + size, "placed", "tagged len " + size, "placed");
-        assertThat(asked).contains(size - (20_000 - 24 - 16));
-        assertThat(sink.copiedBytes).isLessThan(2L * size);
+        int firstCopied = 20_000 - 24 - 16;
+        assertThat(asked).startsWith(1 << 20, size - firstCopied);
+        assertThat(asked).containsSubsequence(4 + 16, size);
+        assertThat(sink.copiedBytes).isEqualTo(firstCopied);
         for (int seed = 0; seed < 2; seed++) {
             byte[] expected = java.util.Arrays.copyOfRange(writeSegment(seed, 0, size), 16, 16 + size);
             assertThat(java.util.Arrays.copyOfRange(sink.region, seed * size, (seed + 1) * size)).isEqualTo(expected);
         }
+        assertThat(ch.finishAndReleaseAll()).isFalse();
+    }
+
+    /**
+     * Small FPDUs are read many at a time into pool buffers; a large payload starts streaming (the
+     * rest of its message, a small segment too, is read directly, the bytes between the payloads in
+     * small reads), and a whole small message after the end of that one ends it.
+     */
+    @Test
+    void streamingStartsWithALargePayloadAndEndsWithASmallMessage() {
+        int large = FrameDecoder.DIRECT_MIN;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(mpaRequest(0x10, new byte[4]));
+        out.writeBytes(fpdu(tagged(0, true, 1, 0, new byte[100]), false));
+        out.writeBytes(fpdu(tagged(0, false, 1, 100, new byte[large]), false));
+        out.writeBytes(fpdu(tagged(0, true, 1, 100 + large, new byte[200]), false));
+        out.writeBytes(fpdu(tagged(0, true, 1, 300 + large, new byte[300]), false));
+        out.writeBytes(fpdu(tagged(0, true, 1, 600 + large, new byte[400]), false));
+        out.writeBytes(fpdu(tagged(0, true, 1, 1000 + large, new byte[500]), false));
+        byte[] bytes = out.toByteArray();
+        RegionSink sink = new RegionSink();
+        FrameDecoder decoder = new FrameDecoder(sink);
+        sink.decoder = decoder;
+        EmbeddedChannel ch = new EmbeddedChannel(decoder);
+
+        // per read at most: the MPA request (24 bytes), then the first FPDU (16 + 100 + 4)
+        // and the header of the large one, so that its payload starts on a read of its own
+        List<Integer> asked = new ArrayList<>();
+        asked.addAll(feed(decoder, ch, java.util.Arrays.copyOfRange(bytes, 0, 24), 24));
+        asked.addAll(feed(decoder, ch, java.util.Arrays.copyOfRange(bytes, 24, 24 + 120 + 16), 1 << 20));
+        asked.addAll(feed(decoder, ch, java.util.Arrays.copyOfRange(bytes, 24 + 120 + 16, bytes.length), 1 << 20));
+
+        assertThat(sink.events).containsExactly("tagged len 100", "placed", "tagged len " + large, "placed",
+                "tagged len 200", "placed", "tagged len 300", "placed", "tagged len 400", "placed",
+                "tagged len 500", "placed");
+        // the large payload directly; its trailer and the next header (4 + 16 bytes); the 200 bytes
+        // that end its message directly; 4 + 16 again (the next message may be large too); that
+        // header is of a whole small message, which ends streaming: one pool read takes the rest
+        assertThat(asked).containsExactly(1 << 20, 1 << 20, large, 20, 200, 20, 1 << 20);
+        assertThat(sink.copiedBytes).isEqualTo(100 + 300 + 400 + 500);
         assertThat(ch.finishAndReleaseAll()).isFalse();
     }
 }
