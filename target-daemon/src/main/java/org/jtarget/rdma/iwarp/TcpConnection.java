@@ -22,6 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One iWARP connection, the Netty handler of its channel: the MPA request/reply exchange that the
@@ -187,7 +189,20 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         if (phase == Phase.CONNECTING) {
             ctx.writeAndFlush(MpaHandshake.request(alloc, cm.requestsCrc(), requestData));
         }
+        startMpaTimer(ctx);
         ctx.fireChannelActive();
+    }
+
+    /** Closes the connection if the MPA request (passive end) or reply (active end) does not come in time. */
+    private void startMpaTimer(ChannelHandlerContext ctx) {
+        Phase awaiting = phase;
+        Duration timeout = awaiting == Phase.CONNECTING ? cm.mpaReplyTimeout() : cm.mpaRequestTimeout();
+        ctx.executor().schedule(() -> {
+            if (phase == awaiting) {
+                closeAfterMpaError("no MPA " + (awaiting == Phase.CONNECTING ? "reply" : "request")
+                        + " within " + timeout.toMillis() + " ms");
+            }
+        }, timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     @Override

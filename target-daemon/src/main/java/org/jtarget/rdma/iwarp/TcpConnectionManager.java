@@ -34,6 +34,7 @@ import org.jtarget.rdma.cm.CmListener;
 import org.jtarget.rdma.cm.ConnectionManager;
 
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -63,8 +64,32 @@ public final class TcpConnectionManager implements ConnectionManager {
     /** Whether this side asks for MPA CRC32C (either side may; either asking turns it on). */
     private volatile boolean requestCrc = Boolean.getBoolean("jtarget.rdma.iwarp.crc");
 
+    /**
+     * How long a passive end waits for the MPA request after TCP connected, and an active end for
+     * the MPA reply after sending its request, before closing the connection (as Linux siw: 5 s
+     * and 10 s): a peer that connects and stays silent holds nothing for long.
+     */
+    static final Duration DEFAULT_MPA_REQUEST_TIMEOUT = Duration.ofSeconds(5);
+    static final Duration DEFAULT_MPA_REPLY_TIMEOUT = Duration.ofSeconds(10);
+    private volatile Duration mpaRequestTimeout = DEFAULT_MPA_REQUEST_TIMEOUT;
+    private volatile Duration mpaReplyTimeout = DEFAULT_MPA_REPLY_TIMEOUT;
+
     public TcpConnectionManager(TcpDevice device) {
         this.device = device;
+    }
+
+    /** Changes the MPA timeouts for connections made or accepted from now on (tests shorten them). */
+    void mpaTimeouts(Duration request, Duration reply) {
+        mpaRequestTimeout = request;
+        mpaReplyTimeout = reply;
+    }
+
+    Duration mpaRequestTimeout() {
+        return mpaRequestTimeout;
+    }
+
+    Duration mpaReplyTimeout() {
+        return mpaReplyTimeout;
     }
 
     /** Asks for (or stops asking for) MPA CRC32C on the connections made or accepted from now on. */

@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
@@ -180,6 +181,44 @@ class IwarpConnectionTest {
             bad[4] = 'X';
             write(s, bad);
             assertThat(s.getInputStream().read()).as("closed by the provider").isEqualTo(-1);
+        }
+        goodPairStillWorks(1);
+    }
+
+    /**
+     * A peer that connects and sends nothing, or half an MPA request, is closed once the request
+     * timeout passes (shortened here), without a reply; the pair already connected keeps working.
+     */
+    @Test
+    void aSilentPeerIsClosedWhenTheMpaRequestTimeoutPasses() throws Exception {
+        f.cm.mpaTimeouts(Duration.ofMillis(300), TcpConnectionManager.DEFAULT_MPA_REPLY_TIMEOUT);
+        try (Socket silent = open(); Socket half = open()) {
+            write(half, java.util.Arrays.copyOf(request(0), 10));
+            long start = System.nanoTime();
+            assertThat(silent.getInputStream().read()).as("closed by the provider").isEqualTo(-1);
+            assertThat(half.getInputStream().read()).as("closed by the provider").isEqualTo(-1);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+        }
+        assertThat(accepted).isEmpty();
+        goodPairStillWorks(1);
+    }
+
+    /** An active end whose peer never replies to its MPA request gives up: UNREACHABLE, socket closed. */
+    @Test
+    void aConnectWithoutAnMpaReplyIsUnreachableWhenTheReplyTimeoutPasses() throws Exception {
+        f.cm.mpaTimeouts(TcpConnectionManager.DEFAULT_MPA_REQUEST_TIMEOUT, Duration.ofMillis(300));
+        try (java.net.ServerSocket mute = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            var cq = f.device.createCompletionQueue(16, null);
+            QueuePair qp = f.device.createQueuePair(f.pd, new QueuePairInitAttributes(cq, cq, 4, 4, 2, 2));
+            BlockingQueue<org.jtarget.rdma.cm.CmEvent> events = new LinkedBlockingQueue<>();
+            f.cm.connect(mute.getLocalSocketAddress(), qp, new byte[] {1}, events::add);
+            try (Socket peer = mute.accept()) {
+                peer.setSoTimeout(20_000);
+                DataInputStream in = new DataInputStream(peer.getInputStream());
+                in.readFully(new byte[20 + 4 + 1]); // the MPA request: header, IRD/ORD, private data
+                TcpFixture.next(events, CmEventType.UNREACHABLE);
+                assertThat(in.read()).as("closed by the provider").isEqualTo(-1);
+            }
         }
         goodPairStillWorks(1);
     }
