@@ -277,6 +277,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
             refuseRtr();
             return;
         }
+        sendRtr(); // before the queue pair takes requests, so none can precede it or race for an MSN
         TcpQueuePair q = qp;
         try {
             q.bind(this);
@@ -289,7 +290,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         }
         phase = Phase.ESTABLISHED;
         replyData = MpaHandshake.bytes(privateData);
-        sendRtr(); // before any request: those leave with the event loop's next drain
         decoder.startFpdus(mpa.crc());
         if (!mpa.awaitingRtrResponse()) {
             cm.event(handler, CmEventType.ESTABLISHED, this, replyData);
