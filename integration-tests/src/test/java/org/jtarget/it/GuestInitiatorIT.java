@@ -44,8 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
  *     and on,</li>
  * <li>scenario 8 with our client asking for RFC 6581 peer-to-peer mode (RTR zero-length RDMA WRITE,
  *     then READ; the stock siw honours the request as responder), CRC off and on, and</li>
- * <li>scenario 7 with the guest's rping over a siw built with peer-to-peer mode on (it asks for it;
- *     our server picks the RTR and waits for it), CRC off and on.</li>
+ * <li>scenario 7 with the guest's rping over a siw built with peer-to-peer mode on (it asks for it,
+ *     offering WRITE and READ, or READ alone; our server picks the RTR and waits for it), CRC off
+ *     and on.</li>
  * </ol>
  * Each scenario prints its wall time and the guest's boot time. The guest runs under TCG on
  * machines without hardware virtualisation (minutes of CPU for the suite), so fio runs are short
@@ -228,16 +229,21 @@ class GuestInitiatorIT {
     @ValueSource(booleans = {false, true})
     @Order(7)
     void guestRpingAgainstOurServer(boolean crc) throws Exception {
-        runGuestRpingAgainstOurServer("rping-to-host", crc);
+        runGuestRpingAgainstOurServer("rping-to-host", crc, Map.of());
     }
 
-    /** Runs {@code scenario} (the guest's rping -c) against our rping -s; returns what our server printed. */
-    private String runGuestRpingAgainstOurServer(String scenario, boolean crc) throws Exception {
+    /**
+     * Runs {@code scenario} (the guest's rping -c; {@code extraVars} added to its variables) against
+     * our rping -s; returns what our server printed.
+     */
+    private String runGuestRpingAgainstOurServer(String scenario, boolean crc, Map<String, String> extraVars)
+            throws Exception {
         int port = DaemonProcess.freePort();
         try (HostRping server = HostRping.server(dir, port, crc)) {
             Map<String, String> vars = vars();
             vars.put("RPING_PORT", Integer.toString(port));
             vars.put("RPING_COUNT", Integer.toString(RPING_PINGS));
+            vars.putAll(extraVars);
             runScenario(scenario, vars);
             assertThat(server.awaitExit(Duration.ofSeconds(30))).as("our rping server:\n%s", server.output()).isZero();
             assertThat(server.output().lines().filter(l -> l.startsWith("server ping data: rdma-ping-")))
@@ -298,17 +304,19 @@ class GuestInitiatorIT {
     /**
      * Scenario 10 (RFC 6581 peer-to-peer mode against Linux, the guest asking): scenario 7 with the
      * guest's rping over a siw built with its constant peer_to_peer set to true (build-image's
-     * siw-p2p.ko): its request offers zero-length RDMA WRITE and READ ({@code siw_connect}), our
-     * server picks the WRITE, siw sends it as its first FPDU ({@code siw_proc_mpareply},
-     * {@code siw_qp_mpa_rts}) and our server reports the connection only then. 100 verified pings,
-     * CRC off and on.
+     * siw-p2p.ko, whose request offers zero-length RDMA WRITE and READ, {@code siw_connect}; and
+     * siw-p2p-read.ko, which offers only the READ): our server picks the WRITE, else the READ, siw
+     * sends it as its first FPDU ({@code siw_proc_mpareply}, {@code siw_qp_mpa_rts}; a READ's
+     * zero-length response is ours to send) and our server reports the connection only then. 100
+     * verified pings, CRC off and on.
      */
-    @ParameterizedTest(name = "MPA CRC {0}")
-    @ValueSource(booleans = {false, true})
+    @ParameterizedTest(name = "{0}, MPA CRC {2}")
+    @CsvSource({"siw-p2p, WRITE, false", "siw-p2p, WRITE, true", "siw-p2p-read, READ, false",
+        "siw-p2p-read, READ, true"})
     @Order(10)
-    void guestPeerToPeerRpingAgainstOurServer(boolean crc) throws Exception {
-        String out = runGuestRpingAgainstOurServer("rping-p2p-to-host", crc);
-        assertThat(out).as("our rping server").contains("rping: peer-to-peer mode, RTR zero-length RDMA WRITE");
+    void guestPeerToPeerRpingAgainstOurServer(String siwModule, String rtr, boolean crc) throws Exception {
+        String out = runGuestRpingAgainstOurServer("rping-p2p-to-host", crc, Map.of("SIW_MODULE", siwModule));
+        assertThat(out).as("our rping server").contains("rping: peer-to-peer mode, RTR zero-length RDMA " + rtr);
     }
 
     // ------------------------------------------------------------------ helpers
