@@ -192,6 +192,23 @@ rdma_start() {
   grep -qw siw0 /tmp/ibv-devices || fail "ibv_devices does not list siw0 (no siw verbs provider in ibverbs-providers?)"
 }
 
+# siw_p2p_start MODULE: rdma_start, then siw replaced by one of build-image's variants in
+# /usr/local/lib/jtarget (siw-p2p: siw with its constant peer_to_peer set to true, so its active
+# side asks for RFC 6581 peer-to-peer mode offering zero-length RDMA WRITE and READ as the
+# ready-to-receive message; siw-p2p-read: the same offering only the READ), siw0 added again on eth0.
+siw_p2p_start() {
+  local ko=/usr/local/lib/jtarget/$1.ko
+  rdma_start
+  step "replace siw by $1.ko, add siw0 again"
+  [ -f "$ko" ] || fail "no $ko: build-image did not build it"
+  run rdma link delete siw0
+  run rmmod siw
+  run insmod "$ko"
+  run rdma link add siw0 type siw netdev eth0
+  runto /tmp/rdma-link rdma link
+  grep -q "siw0/1 state ACTIVE" /tmp/rdma-link || fail "siw0 ($1) is not ACTIVE in 'rdma link'"
+}
+
 # guest_address: the guest's IPv4 address on eth0 (10.0.2.15 under QEMU's user-mode network).
 guest_address() {
   ip -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1 | head -1

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,8 +39,13 @@ import org.junit.jupiter.api.io.TempDir;
  * <li>the guest's own RDMA stack: siw (built by build-image) and rdma_rxe load, siw0 on eth0, and
  * rdma-core's rping against itself over siw0 with data verification (no host side involved);</li>
  * <li>the guest's rping client over siw against our {@code jtarget-initiator rping -s} on the host
- *     (our iwarp provider is siw's peer), MPA CRC off and on, and</li>
+ *     (our iwarp provider is siw's peer), MPA CRC off and on,</li>
  * <li>our rping client against {@code rping -s} in the guest through a QEMU port forward, CRC off
+ *     and on,</li>
+ * <li>scenario 8 with our client asking for RFC 6581 peer-to-peer mode (RTR zero-length RDMA WRITE,
+ *     then READ; the stock siw honours the request as responder), CRC off and on, and</li>
+ * <li>scenario 7 with the guest's rping over a siw built with peer-to-peer mode on (it asks for it,
+ *     offering WRITE and READ, or READ alone; our server picks the RTR and waits for it), CRC off
  *     and on.</li>
  * </ol>
  * Each scenario prints its wall time and the guest's boot time. The guest runs under TCG on
@@ -222,15 +229,26 @@ class GuestInitiatorIT {
     @ValueSource(booleans = {false, true})
     @Order(7)
     void guestRpingAgainstOurServer(boolean crc) throws Exception {
+        runGuestRpingAgainstOurServer("rping-to-host", crc, Map.of());
+    }
+
+    /**
+     * Runs {@code scenario} (the guest's rping -c; {@code extraVars} added to its variables) against
+     * our rping -s; returns what our server printed.
+     */
+    private String runGuestRpingAgainstOurServer(String scenario, boolean crc, Map<String, String> extraVars)
+            throws Exception {
         int port = DaemonProcess.freePort();
         try (HostRping server = HostRping.server(dir, port, crc)) {
             Map<String, String> vars = vars();
             vars.put("RPING_PORT", Integer.toString(port));
             vars.put("RPING_COUNT", Integer.toString(RPING_PINGS));
-            runScenario("rping-to-host", vars);
+            vars.putAll(extraVars);
+            runScenario(scenario, vars);
             assertThat(server.awaitExit(Duration.ofSeconds(30))).as("our rping server:\n%s", server.output()).isZero();
             assertThat(server.output().lines().filter(l -> l.startsWith("server ping data: rdma-ping-")))
                     .as("our rping server:\n%s", server.output()).hasSize(RPING_PINGS);
+            return server.output();
         }
     }
 
@@ -243,6 +261,28 @@ class GuestInitiatorIT {
     @ValueSource(booleans = {false, true})
     @Order(8)
     void ourRpingAgainstTheGuests(boolean crc) throws Exception {
+        runOurRpingAgainstTheGuests(crc);
+    }
+
+    /**
+     * Scenario 9 (RFC 6581 peer-to-peer mode against Linux, our side asking): scenario 8 with our
+     * client's {@code --p2p=write} or {@code --p2p=read}. The guest runs the stock siw, which as the
+     * responder honours a peer-to-peer request whatever its own constant peer_to_peer says
+     * ({@code siw_proc_mpareq}: the RTR picked is WRITE if offered, else READ) and holds the
+     * connection back until that first FPDU ({@code siw_accept}, {@code siw_rtr_data_ready}); the
+     * READ RTR's zero-length response is consumed by our client. 100 verified pings, CRC off and on.
+     */
+    @ParameterizedTest(name = "RTR {0}, MPA CRC {1}")
+    @CsvSource({"write, false", "write, true", "read, false", "read, true"})
+    @Order(9)
+    void ourPeerToPeerRpingAgainstTheGuests(String rtr, boolean crc) throws Exception {
+        String out = runOurRpingAgainstTheGuests(crc, "--p2p=" + rtr);
+        assertThat(out.lines().findFirst()).as(out)
+                .hasValue("rping: peer-to-peer mode, RTR zero-length RDMA " + rtr.toUpperCase(Locale.ROOT));
+    }
+
+    /** Our rping -c (with {@code options}) against the guest's rping -s; returns what our client printed. */
+    private String runOurRpingAgainstTheGuests(boolean crc, String... options) throws Exception {
         int hostPort = DaemonProcess.freePort();
         Map<String, String> vars = vars();
         vars.put("RPING_PORT", Integer.toString(GUEST_RPING_PORT));
@@ -250,14 +290,33 @@ class GuestInitiatorIT {
         try (GuestVm vm = GuestVm.start("rping-from-host", vars, GUEST_TIMEOUT,
                 List.of(new GuestVm.PortForward(hostPort, GUEST_RPING_PORT)))) {
             vm.awaitLine(Pattern.compile("^JTARGET-GUEST-SIGNAL rping-server-ready$"), GUEST_TIMEOUT);
-            ClientTool.Result client = HostRping.client(hostPort, RPING_PINGS, crc);
+            ClientTool.Result client = HostRping.client(hostPort, RPING_PINGS, crc, options);
             assertThat(client.exitCode()).as("our rping client:\n%s\n%s", client.describe(), vm.tail()).isZero();
             assertThat(client.stdout().lines().filter(l -> l.startsWith("ping data: rdma-ping-")))
                     .as(client.describe()).hasSize(RPING_PINGS);
             GuestVm.Result r = vm.finish(GUEST_TIMEOUT.plus(WAIT_SLACK));
             assertThat(r.exitCode()).as("guest scenario rping-from-host failed:\n%s%s", r.failures(), vm.tail())
                     .isZero();
+            return client.stdout();
         }
+    }
+
+    /**
+     * Scenario 10 (RFC 6581 peer-to-peer mode against Linux, the guest asking): scenario 7 with the
+     * guest's rping over a siw built with its constant peer_to_peer set to true (build-image's
+     * siw-p2p.ko, whose request offers zero-length RDMA WRITE and READ, {@code siw_connect}; and
+     * siw-p2p-read.ko, which offers only the READ): our server picks the WRITE, else the READ, siw
+     * sends it as its first FPDU ({@code siw_proc_mpareply}, {@code siw_qp_mpa_rts}; a READ's
+     * zero-length response is ours to send) and our server reports the connection only then. 100
+     * verified pings, CRC off and on.
+     */
+    @ParameterizedTest(name = "{0}, MPA CRC {2}")
+    @CsvSource({"siw-p2p, WRITE, false", "siw-p2p, WRITE, true", "siw-p2p-read, READ, false",
+        "siw-p2p-read, READ, true"})
+    @Order(10)
+    void guestPeerToPeerRpingAgainstOurServer(String siwModule, String rtr, boolean crc) throws Exception {
+        String out = runGuestRpingAgainstOurServer("rping-p2p-to-host", crc, Map.of("SIW_MODULE", siwModule));
+        assertThat(out).as("our rping server").contains("rping: peer-to-peer mode, RTR zero-length RDMA " + rtr);
     }
 
     // ------------------------------------------------------------------ helpers

@@ -62,14 +62,16 @@ final class HostRping implements AutoCloseable {
 
     /**
      * Runs {@code jtarget-initiator rping -c -a 127.0.0.1 -p PORT -C COUNT -v -V} (with {@code --crc}:
-     * MPA CRC32C asked for in its request), at most 4 minutes.
+     * MPA CRC32C asked for in its request; then {@code options}, such as {@code --p2p=read}), at most
+     * 4 minutes.
      */
-    static ClientTool.Result client(int port, int count, boolean crc) {
+    static ClientTool.Result client(int port, int count, boolean crc, String... options) {
         List<String> command = new ArrayList<>(List.of(cli(), "rping", "-c", "-a", "127.0.0.1", "-p",
                 Integer.toString(port), "-C", Integer.toString(count), "-v", "-V"));
         if (crc) {
             command.add("--crc");
         }
+        command.addAll(List.of(options));
         return ClientTool.run(Duration.ofMinutes(4), null, command.toArray(String[]::new));
     }
 

@@ -48,7 +48,8 @@ public record CliArguments(Command command, IscsiUrl url, RdmaUrl rdmaUrl, int v
             + "       jtarget-initiator rdma-bench [--seconds N] [--provider loopback|iwarp|all] [--op write|read|all] [--size BYTES]\n"
             + "                                    [--buffers one|per-request]\n"
             + "       jtarget-initiator rping -s [-vVP] [-a ADDR] [-p PORT] [-S SIZE] [--crc]\n"
-            + "       jtarget-initiator rping -c [-vV] -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [--crc]";
+            + "       jtarget-initiator rping -c [-vV] -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [--crc]"
+            + " [--p2p[=write,read,send]]";
 
     /** Parses {@code args}; any problem is a {@link CliFailure#USAGE} failure. */
     public static CliArguments parse(String[] args) throws CliFailure {

@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import org.jtarget.initiator.cli.CliFailure;
+import org.jtarget.rdma.cm.CmId;
+import org.jtarget.rdma.iwarp.ReadyToReceive;
+import org.jtarget.rdma.iwarp.TcpConnectionManager;
 
 /**
  * Entry point of {@code jtarget-initiator rping -s|-c ...} ({@link RpingArguments}): rdma-core's
@@ -18,6 +21,18 @@ public final class Rping {
     static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     private Rping() {
+    }
+
+    /**
+     * Prints, for a connection opened in RFC 6581's peer-to-peer mode, which ready-to-receive message
+     * opened it ({@code rping: peer-to-peer mode, RTR zero-length RDMA READ}); nothing in client-server mode.
+     */
+    static void sayReadyToReceive(CmId id, PrintStream out) {
+        ReadyToReceive rtr = TcpConnectionManager.readyToReceive(id);
+        if (rtr != ReadyToReceive.NONE) {
+            out.println("rping: peer-to-peer mode, RTR zero-length "
+                    + (rtr == ReadyToReceive.SEND ? "SEND" : "RDMA " + rtr));
+        }
     }
 
     /** Whether a command line is an rping one. */

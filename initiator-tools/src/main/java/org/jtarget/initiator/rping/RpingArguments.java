@@ -1,13 +1,18 @@
 package org.jtarget.initiator.rping;
 
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
 import org.jtarget.initiator.cli.CliFailure;
 import org.jtarget.initiator.cli.OptionValues;
+import org.jtarget.rdma.iwarp.ReadyToReceive;
 
 /**
- * A parsed {@code rping -s|-c [-vVP] [-a ADDR] [-p PORT] [-C COUNT] [-S SIZE] [--crc]} command line,
+ * A parsed {@code rping -s|-c [-vVP] [-a ADDR] [-p PORT] [-C COUNT] [-S SIZE] [--crc] [--p2p[=RTRS]]} command line,
  * with rping's options, meanings and defaults (librdmacm's rping(1)). Options are read as getopt(3)
  * reads them: flags may be grouped ({@code -vV}) and a value may follow its letter ({@code -C100}).
- * {@code --crc} is ours (rping has no such option: siw's CRC is a module parameter).
+ * {@code --crc} and {@code --p2p} are ours (rping has neither: siw's CRC and peer-to-peer mode are
+ * settings of the module).
  *
  * @param server     {@code -s} (else {@code -c}, the client)
  * @param address    {@code -a}: the server's address (client, required), the address to listen on
@@ -25,9 +30,12 @@ import org.jtarget.initiator.cli.OptionValues;
  *                   the first
  * @param crc        {@code --crc}: ask for MPA CRC32C on every FPDU (the client in its MPA request, the
  *                   server in its reply, RFC 5044 7.1), so a peer whose CRC is off is tested with it on
+ * @param peerToPeer {@code --p2p[=write,read,send]} (client): ask for RFC 6581's peer-to-peer mode,
+ *                   offering those ready-to-receive messages (all three by default); empty: client-server
+ *                   mode, as rping. The server takes either mode as its client asks.
  */
 public record RpingArguments(boolean server, String address, int port, int count, int size, boolean verbose,
-                             boolean validate, boolean persistent, boolean crc) {
+                             boolean validate, boolean persistent, boolean crc, Set<ReadyToReceive> peerToPeer) {
 
     /** The command word. */
     public static final String WORD = "rping";
@@ -38,6 +46,7 @@ public record RpingArguments(boolean server, String address, int port, int count
     private static final String FLAGS = "scvVP";
     private static final String WITH_VALUES = "apCS";
     private static final String CRC_OPTION = "--crc";
+    private static final String P2P_OPTION = "--p2p";
 
     /** Parses {@code args} (starting with {@code rping}); problems are usage failures. */
     public static RpingArguments parse(String[] args) throws CliFailure {
@@ -46,6 +55,10 @@ public record RpingArguments(boolean server, String address, int port, int count
             String arg = args[i];
             if (arg.equals(CRC_OPTION)) {
                 b.crc = true;
+                continue;
+            }
+            if (arg.equals(P2P_OPTION) || arg.startsWith(P2P_OPTION + "=")) {
+                b.peerToPeer = readyToReceive(arg.substring(P2P_OPTION.length()));
                 continue;
             }
             if (arg.length() < 2 || arg.charAt(0) != '-') {
@@ -70,6 +83,23 @@ public record RpingArguments(boolean server, String address, int port, int count
         return b.build();
     }
 
+    /** The RTRs after {@code --p2p}: {@code =write,read,send} or a part of them, all three when none is named. */
+    private static Set<ReadyToReceive> readyToReceive(String value) throws CliFailure {
+        if (value.isEmpty()) {
+            return EnumSet.of(ReadyToReceive.WRITE, ReadyToReceive.READ, ReadyToReceive.SEND);
+        }
+        Set<ReadyToReceive> offered = EnumSet.noneOf(ReadyToReceive.class);
+        for (String name : value.substring(1).split(",", -1)) {
+            offered.add(switch (name.toLowerCase(Locale.ROOT)) {
+                case "write" -> ReadyToReceive.WRITE;
+                case "read" -> ReadyToReceive.READ;
+                case "send" -> ReadyToReceive.SEND;
+                default -> throw CliFailure.usage("rping: --p2p takes write, read and send, not '" + name + "'");
+            });
+        }
+        return offered;
+    }
+
     /** The options as they are read. */
     private static final class Builder {
         Boolean server;
@@ -81,6 +111,7 @@ public record RpingArguments(boolean server, String address, int port, int count
         boolean validate;
         boolean persistent;
         boolean crc;
+        Set<ReadyToReceive> peerToPeer = Set.of();
 
         void flag(char letter) throws CliFailure {
             switch (letter) {
@@ -119,8 +150,11 @@ public record RpingArguments(boolean server, String address, int port, int count
             if (!server && persistent) {
                 throw CliFailure.usage("rping: -P is for the server");
             }
+            if (server && !peerToPeer.isEmpty()) {
+                throw CliFailure.usage("rping: --p2p is for the client (the server takes what its client asks for)");
+            }
             return new RpingArguments(server, server && address == null ? "0.0.0.0" : address, port, count, size,
-                    verbose, validate, persistent, crc);
+                    verbose, validate, persistent, crc, Set.copyOf(peerToPeer));
         }
     }
 }

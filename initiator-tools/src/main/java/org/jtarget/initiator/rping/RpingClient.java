@@ -44,9 +44,11 @@ final class RpingClient {
         }
         try (TcpProviderStack stack = TcpProviderStack.open(PingBuffers.memoryBytes(a.size()))) {
             stack.connectionManager().requestCrc(a.crc());
+            stack.connectionManager().requestPeerToPeer(a.peerToPeer());
             PingBuffers buffers = PingBuffers.register(stack.device(), stack.memory().segment(), a.size(), true);
             PingConnection c = PingConnection.create(stack.device(), buffers, timeout);
             CmId id = connect(stack, c, server, timeout);
+            Rping.sayReadyToReceive(id, out);
             try {
                 for (int ping = 0; a.count() == 0 || ping < a.count(); ping++) {
                     ping(c, buffers, ping, a);

@@ -124,6 +124,9 @@ public final class RpingServer implements AutoCloseable {
                 } catch (ConnectionClosed e) {
                     return ping; // rping's client disconnects after its last ping
                 }
+                if (ping == 0) {
+                    Rping.sayReadyToReceive(request.id(), err); // known once the first SEND came
+                }
                 pong(c, source, ping);
                 ping++;
             }

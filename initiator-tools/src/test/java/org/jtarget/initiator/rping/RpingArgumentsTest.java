@@ -3,7 +3,10 @@ package org.jtarget.initiator.rping;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.EnumSet;
+import java.util.Set;
 import org.jtarget.initiator.cli.CliFailure;
+import org.jtarget.rdma.iwarp.ReadyToReceive;
 import org.junit.jupiter.api.Test;
 
 class RpingArgumentsTest {
@@ -17,17 +20,18 @@ class RpingArgumentsTest {
 
     @Test
     void hasRpingsDefaults() throws CliFailure {
-        assertThat(parse("-s")).isEqualTo(new RpingArguments(true, "0.0.0.0", 7174, 0, 64, false, false, false, false));
+        assertThat(parse("-s"))
+                .isEqualTo(new RpingArguments(true, "0.0.0.0", 7174, 0, 64, false, false, false, false, Set.of()));
         assertThat(parse("-c", "-a", "10.0.2.2"))
-                .isEqualTo(new RpingArguments(false, "10.0.2.2", 7174, 0, 64, false, false, false, false));
+                .isEqualTo(new RpingArguments(false, "10.0.2.2", 7174, 0, 64, false, false, false, false, Set.of()));
     }
 
     @Test
     void readsOptionsAsGetoptDoes() throws CliFailure {
         assertThat(parse("-c", "-a", "h", "-p", "9999", "-C", "100", "-v", "-V", "-S", "1000"))
-                .isEqualTo(new RpingArguments(false, "h", 9999, 100, 1000, true, true, false, false));
+                .isEqualTo(new RpingArguments(false, "h", 9999, 100, 1000, true, true, false, false, Set.of()));
         assertThat(parse("-cvV", "-ah", "-C100", "-p9999"))
-                .isEqualTo(new RpingArguments(false, "h", 9999, 100, 64, true, true, false, false));
+                .isEqualTo(new RpingArguments(false, "h", 9999, 100, 64, true, true, false, false, Set.of()));
         assertThat(parse("-sP", "-p", "0").persistent()).isTrue();
     }
 
@@ -36,6 +40,19 @@ class RpingArgumentsTest {
         assertThat(parse("-s").crc()).isFalse();
         assertThat(parse("-s", "--crc").crc()).isTrue();
         assertThat(parse("-c", "--crc", "-a", "h", "-C", "3").crc()).isTrue();
+    }
+
+    @Test
+    void peerToPeerOffersTheNamedRtrsOrAllThree() throws CliFailure {
+        assertThat(parse("-c", "-a", "h").peerToPeer()).isEmpty();
+        assertThat(parse("-c", "-a", "h", "--p2p").peerToPeer())
+                .containsExactlyInAnyOrder(ReadyToReceive.WRITE, ReadyToReceive.READ, ReadyToReceive.SEND);
+        assertThat(parse("-c", "-a", "h", "--p2p=read").peerToPeer()).containsExactly(ReadyToReceive.READ);
+        assertThat(parse("-c", "-a", "h", "--p2p=WRITE,send").peerToPeer())
+                .isEqualTo(EnumSet.of(ReadyToReceive.WRITE, ReadyToReceive.SEND));
+        assertThatThrownBy(() -> parse("-c", "-a", "h", "--p2p=atomic")).hasMessageContaining("atomic");
+        assertThatThrownBy(() -> parse("-c", "-a", "h", "--p2p=")).hasMessageContaining("--p2p");
+        assertThatThrownBy(() -> parse("-s", "--p2p")).hasMessageContaining("client");
     }
 
     @Test

@@ -108,6 +108,22 @@ class RpingLoopTest {
     }
 
     @Test
+    void validatedPingsInPeerToPeerModeWithEachRtr() throws Exception {
+        String[][] cases = {{"write", "RDMA WRITE"}, {"read", "RDMA READ"}, {"send", "SEND"}};
+        for (String[] rtr : cases) {
+            Served s = serve("-V");
+            try (RpingServer server = s.server()) {
+                ClientRun c = clientOf(s, new ByteArrayOutputStream(), "--p2p=" + rtr[0], "-C", "20", "-V", "-v");
+                assertThat(c.exitCode()).as(c.err()).isZero();
+                assertThat(c.out().lines().toList().get(0))
+                        .isEqualTo("rping: peer-to-peer mode, RTR zero-length " + rtr[1]);
+                assertThat(c.out().lines().filter(l -> l.startsWith("ping data: rdma-ping-"))).hasSize(20);
+                s.done().get(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
     void aServerWithCrcTurnsItOnInItsMpaReply() throws Exception {
         assertThat(mpaReplyFlags(serve("--crc")) & MPA_FLAG_CRC).isEqualTo(MPA_FLAG_CRC);
         assertThat(mpaReplyFlags(serve()) & MPA_FLAG_CRC).isZero();

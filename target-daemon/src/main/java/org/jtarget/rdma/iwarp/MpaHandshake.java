@@ -4,17 +4,17 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.jtarget.rdma.cm.ConnectionManager;
 
+import java.util.Set;
+
 /**
  * One connection's MPA request/reply exchange (RFC 5044 7.1) and what it negotiated: the peer's
  * revision and whether it speaks RFC 6581's enhanced establishment, CRC, the peer's IRD and, in
- * peer-to-peer mode, which ready-to-receive message (RTR) opens the FPDU stream. It builds and
+ * peer-to-peer mode (asked for by the peer, or by this side as the initiator), which
+ * ready-to-receive message (RTR) opens the FPDU stream. It builds and
  * parses the frames; the connection decides what happens next (events, phase, close). Used on the
  * channel's event loop only.
  */
 final class MpaHandshake {
-
-    /** What the first FPDU must be when the peer asked for peer-to-peer mode (RFC 6581 4). */
-    enum Rtr { NONE, SEND, WRITE, READ }
 
     /** What a received MPA request or reply means. */
     enum Outcome {
@@ -25,15 +25,25 @@ final class MpaHandshake {
         /** A reply with the reject flag. */
         REJECTED,
         /** A request to offer to the listener, or a reply accepting ours. */
-        ACCEPTABLE
+        ACCEPTABLE,
+        /**
+         * A reply to our peer-to-peer request that picks no RTR we offered (or none at all): the
+         * responder awaits an RTR we cannot send, so the connection ends with a TERMINATE.
+         */
+        NO_MATCHING_RTR
     }
 
     private int peerRevision;
     private boolean peerEnhanced;
     private boolean crc;
-    /** Peer-to-peer mode: the RTR the peer offered, and the one still awaited as the first FPDU. */
-    private Rtr offeredRtr = Rtr.NONE;
-    private Rtr awaitingRtr = Rtr.NONE;
+    /** Passive side in peer-to-peer mode: the RTR picked from the peer's offer, and the one still awaited. */
+    private ReadyToReceive offeredRtr = ReadyToReceive.NONE;
+    private ReadyToReceive awaitingRtr = ReadyToReceive.NONE;
+    /** Active side: the RTRs our request offered (empty: client-server mode), and the one the reply picked. */
+    private Set<ReadyToReceive> requestedRtrs = Set.of();
+    private ReadyToReceive pickedRtr = ReadyToReceive.NONE;
+    /** Active side: our READ RTR's zero-length response has not arrived yet. */
+    private boolean awaitingRtrResponse;
     /** The peer's IRD from its MPA frame: how many READs this side may have outstanding. */
     private int peerIrd = 1;
 
@@ -46,10 +56,21 @@ final class MpaHandshake {
         return peerIrd;
     }
 
-    /** The active side's request: revision 2, enhanced, our IRD/ORD before {@code data}. */
-    static ByteBuf request(ByteBufAllocator alloc, boolean crc, byte[] data) {
+    /**
+     * The active side's request: revision 2, enhanced, our IRD/ORD before {@code data}; with
+     * {@code offeredRtrs} (not empty) it asks for peer-to-peer mode and offers those RTRs.
+     */
+    ByteBuf request(ByteBufAllocator alloc, boolean crc, Set<ReadyToReceive> offeredRtrs, byte[] data) {
+        requestedRtrs = Set.copyOf(offeredRtrs);
         int flags = Mpa.FLAG_ENHANCED | (crc ? Mpa.FLAG_CRC : 0);
-        byte[] pd = Mpa.withIrdOrd(Responder.IRD, Responder.IRD, data);
+        int ird = Responder.IRD;
+        int ord = Responder.IRD;
+        if (!requestedRtrs.isEmpty()) {
+            ird |= Mpa.IRD_PEER_TO_PEER | (requestedRtrs.contains(ReadyToReceive.SEND) ? Mpa.IRD_RTR_SEND : 0);
+            ord |= (requestedRtrs.contains(ReadyToReceive.WRITE) ? Mpa.ORD_RTR_WRITE : 0)
+                    | (requestedRtrs.contains(ReadyToReceive.READ) ? Mpa.ORD_RTR_READ : 0);
+        }
+        byte[] pd = Mpa.withIrdOrd(ird, ord, data);
         ByteBuf f = alloc.heapBuffer(Mpa.FRAME_HEADER + pd.length);
         Mpa.writeFrame(f, Mpa.REQUEST_KEY, flags, Mpa.REVISION_2, pd);
         return f;
@@ -77,10 +98,10 @@ final class MpaHandshake {
             int ird = privateData.readUnsignedShort();
             int ord = privateData.readUnsignedShort();
             peerIrd = ird & Mpa.IRD_ORD_MASK;
-            offeredRtr = (ird & Mpa.IRD_PEER_TO_PEER) == 0 ? Rtr.NONE
-                    : (ord & Mpa.ORD_RTR_WRITE) != 0 ? Rtr.WRITE
-                    : (ord & Mpa.ORD_RTR_READ) != 0 ? Rtr.READ
-                    : (ird & Mpa.IRD_RTR_SEND) != 0 ? Rtr.SEND : Rtr.WRITE;
+            offeredRtr = (ird & Mpa.IRD_PEER_TO_PEER) == 0 ? ReadyToReceive.NONE
+                    : (ord & Mpa.ORD_RTR_WRITE) != 0 ? ReadyToReceive.WRITE
+                    : (ord & Mpa.ORD_RTR_READ) != 0 ? ReadyToReceive.READ
+                    : (ird & Mpa.IRD_RTR_SEND) != 0 ? ReadyToReceive.SEND : ReadyToReceive.WRITE;
         }
         if (privateData.readableBytes() > ConnectionManager.MAX_PRIVATE_DATA) {
             return Outcome.REFUSE;
@@ -97,10 +118,10 @@ final class MpaHandshake {
         int flags = (crc ? Mpa.FLAG_CRC : 0) | (peerEnhanced ? Mpa.FLAG_ENHANCED : 0);
         byte[] pd = data;
         if (peerEnhanced) {
-            int ird = Responder.IRD | (offeredRtr != Rtr.NONE ? Mpa.IRD_PEER_TO_PEER : 0)
-                    | (offeredRtr == Rtr.SEND ? Mpa.IRD_RTR_SEND : 0);
-            int ord = Responder.IRD | (offeredRtr == Rtr.WRITE ? Mpa.ORD_RTR_WRITE : 0)
-                    | (offeredRtr == Rtr.READ ? Mpa.ORD_RTR_READ : 0);
+            int ird = Responder.IRD | (offeredRtr != ReadyToReceive.NONE ? Mpa.IRD_PEER_TO_PEER : 0)
+                    | (offeredRtr == ReadyToReceive.SEND ? Mpa.IRD_RTR_SEND : 0);
+            int ord = Responder.IRD | (offeredRtr == ReadyToReceive.WRITE ? Mpa.ORD_RTR_WRITE : 0)
+                    | (offeredRtr == ReadyToReceive.READ ? Mpa.ORD_RTR_READ : 0);
             pd = Mpa.withIrdOrd(ird, ord, data);
         }
         ByteBuf f = alloc.heapBuffer(Mpa.FRAME_HEADER + pd.length);
@@ -127,34 +148,81 @@ final class MpaHandshake {
                 || privateData.readableBytes() < Mpa.IRD_ORD_LENGTH) {
             return Outcome.MALFORMED;
         }
-        peerIrd = privateData.readUnsignedShort() & Mpa.IRD_ORD_MASK;
-        privateData.skipBytes(Mpa.IRD_ORD_LENGTH - 2);
+        int ird = privateData.readUnsignedShort();
+        int ord = privateData.readUnsignedShort();
+        peerIrd = ird & Mpa.IRD_ORD_MASK;
         if ((flags & Mpa.FLAG_REJECT) != 0) {
             return Outcome.REJECTED;
         }
         crc = (flags & Mpa.FLAG_CRC) != 0;
-        return Outcome.ACCEPTABLE;
+        if (requestedRtrs.isEmpty()) {
+            return Outcome.ACCEPTABLE; // a P2P bit we did not ask for changes nothing: we send no RTR
+        }
+        pickedRtr = pickedRtr(ird, ord);
+        return requestedRtrs.contains(pickedRtr) ? Outcome.ACCEPTABLE : Outcome.NO_MATCHING_RTR;
+    }
+
+    /**
+     * The one RTR a reply's IRD/ORD word picks (RFC 6581: the P2P bit and exactly one RTR bit), or
+     * NONE when it picks none or several.
+     */
+    private static ReadyToReceive pickedRtr(int ird, int ord) {
+        if ((ird & Mpa.IRD_PEER_TO_PEER) == 0) {
+            return ReadyToReceive.NONE;
+        }
+        boolean send = (ird & Mpa.IRD_RTR_SEND) != 0;
+        boolean write = (ord & Mpa.ORD_RTR_WRITE) != 0;
+        boolean read = (ord & Mpa.ORD_RTR_READ) != 0;
+        if ((send ? 1 : 0) + (write ? 1 : 0) + (read ? 1 : 0) != 1) {
+            return ReadyToReceive.NONE;
+        }
+        return send ? ReadyToReceive.SEND : write ? ReadyToReceive.WRITE : ReadyToReceive.READ;
+    }
+
+    /**
+     * The RTR this side (the initiator) sends as its first FPDU, as the reply picked; NONE in
+     * client-server mode. A READ RTR's response is awaited from now on.
+     */
+    ReadyToReceive rtrToSend() {
+        awaitingRtrResponse = pickedRtr == ReadyToReceive.READ;
+        return pickedRtr;
+    }
+
+    /** Whether our READ RTR's zero-length response is still to come (the first READ response is its). */
+    boolean awaitingRtrResponse() {
+        return awaitingRtrResponse;
+    }
+
+    /** Our READ RTR's response arrived: the connection is established. */
+    void rtrResponseReceived() {
+        awaitingRtrResponse = false;
+    }
+
+    /** The RTR the connection opened with (either side), NONE in client-server mode. */
+    ReadyToReceive negotiatedRtr() {
+        return pickedRtr != ReadyToReceive.NONE ? pickedRtr : offeredRtr;
     }
 
     /** Whether the first FPDU must still be the RTR negotiated. */
     boolean awaitingRtr() {
-        return awaitingRtr != Rtr.NONE;
+        return awaitingRtr != ReadyToReceive.NONE;
     }
 
     /** Whether an untagged first FPDU is the RTR awaited: a SEND on queue 0 or a READ request. */
     boolean untaggedIsRtr(int opcode, int queue) {
-        return awaitingRtr == Rtr.SEND && Iwarp.isSend(opcode) && queue == Iwarp.QUEUE_SEND
-                || awaitingRtr == Rtr.READ && opcode == Iwarp.READ_REQUEST;
+        return awaitingRtr == ReadyToReceive.SEND && Iwarp.isSend(opcode) && queue == Iwarp.QUEUE_SEND
+                || awaitingRtr == ReadyToReceive.READ && opcode == Iwarp.READ_REQUEST
+                        && queue == Iwarp.QUEUE_READ_REQUEST;
     }
 
     /** Whether a tagged first FPDU is the RTR awaited: an RDMA WRITE. */
     boolean taggedIsRtr(int opcode) {
-        return awaitingRtr == Rtr.WRITE && opcode == Iwarp.RDMA_WRITE;
+        return awaitingRtr == ReadyToReceive.WRITE && opcode == Iwarp.RDMA_WRITE;
     }
 
     /** The RTR arrived: FPDUs flow normally from now on. */
     void rtrReceived() {
-        awaitingRtr = Rtr.NONE;
+        awaitingRtr = ReadyToReceive.NONE;
     }
 
     /** The readable bytes of {@code b}: private data handed to the connection manager's events. */

@@ -97,6 +97,14 @@ final class Requester {
         output.requestUntagged(Iwarp.READ_REQUEST, true, 0, Iwarp.QUEUE_READ_REQUEST, readMsn++, 0, p);
     }
 
+    /**
+     * Takes the next MSN of untagged queue {@code queue} (0 or 1) for a message that is no
+     * request: the RTR this side sends first in peer-to-peer mode (RFC 6581).
+     */
+    int takeMsn(int queue) {
+        return queue == Iwarp.QUEUE_SEND ? sendMsn++ : readMsn++;
+    }
+
     /** A READ response segment starts: true to place it into the oldest READ's elements. */
     boolean beginReadResponse(ByteBuf header, int payloadLength) {
         if (!connection.dataFrameAllowed()) {

@@ -156,6 +156,14 @@ final class Responder {
         placement.releaseRegion();
     }
 
+    /**
+     * Whether {@code msn} is the next one expected on untagged queue {@code queue} (0 or 1); if so,
+     * it is taken. For the peer's RTR (RFC 6581), a message that reaches no receive and no region.
+     */
+    boolean takeMsn(int queue, int msn) {
+        return queue == Iwarp.QUEUE_SEND ? msn == sendMsn++ : msn == readMsn++;
+    }
+
     /** A READ request (untagged queue 1): answered from the region, or by the store endpoint behind it. */
     void readRequest(ByteBuf header, ByteBuf payload) {
         int msn = header.getInt(Iwarp.MSN_OFFSET);

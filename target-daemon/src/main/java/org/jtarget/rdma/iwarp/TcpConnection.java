@@ -42,6 +42,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     private static final Logger LOG = LoggerFactory.getLogger(TcpConnection.class);
     private static final byte[] NONE = new byte[0];
+    /** The STag of the RTR this side sends (it names no region). */
+    private static final int RTR_STAG = 1;
 
     private enum Phase { NEW, REQUESTED, CONNECTING, ESTABLISHED, CLOSED }
 
@@ -61,6 +63,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     private FrameDecoder decoder;
     /** The tagged segment being placed is a READ response (else an RDMA WRITE). */
     private boolean placingReadResponse;
+    /** The MPA reply's private data, for the ESTABLISHED event a READ RTR's response still holds back. */
+    private byte[] replyData = NONE;
 
     /** A passive (server) end, created for an accepted socket. */
     TcpConnection(TcpConnectionManager cm, Channel channel, CmEventHandler listener) {
@@ -89,6 +93,11 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     void decoder(FrameDecoder d) {
         this.decoder = d;
+    }
+
+    /** The RTR this connection opened with (read once it is established). */
+    ReadyToReceive negotiatedRtr() {
+        return mpa.negotiatedRtr();
     }
 
     boolean isActive() {
@@ -187,7 +196,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         if (phase == Phase.CONNECTING) {
-            ctx.writeAndFlush(MpaHandshake.request(alloc, cm.requestsCrc(), requestData));
+            ctx.writeAndFlush(mpa.request(alloc, cm.requestsCrc(), cm.peerToPeerOffer(), requestData));
         }
         startMpaTimer(ctx);
         ctx.fireChannelActive();
@@ -220,7 +229,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         TcpQueuePair q = qp;
         if (q != null && was == Phase.ESTABLISHED) {
             q.connectionLost();
-            cm.event(handler, CmEventType.DISCONNECTED, this, termination.peerControl());
+            cm.event(handler, mpa.awaitingRtrResponse() ? CmEventType.UNREACHABLE : CmEventType.DISCONNECTED, this,
+                    termination.peerControl());
         } else if (was == Phase.CONNECTING) {
             cm.event(handler, CmEventType.UNREACHABLE, this, NONE);
         }
@@ -277,6 +287,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
             channel.close();
             return;
         }
+        output.crc(mpa.crc());
+        if (outcome == MpaHandshake.Outcome.NO_MATCHING_RTR) {
+            refuseRtr();
+            return;
+        }
+        sendRtr(); // before the queue pair takes requests, so none can precede it or race for an MSN
         TcpQueuePair q = qp;
         try {
             q.bind(this);
@@ -287,10 +303,48 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
             channel.close();
             return;
         }
-        output.crc(mpa.crc());
         phase = Phase.ESTABLISHED;
+        replyData = MpaHandshake.bytes(privateData);
         decoder.startFpdus(mpa.crc());
-        cm.event(handler, CmEventType.ESTABLISHED, this, MpaHandshake.bytes(privateData));
+        if (!mpa.awaitingRtrResponse()) {
+            cm.event(handler, CmEventType.ESTABLISHED, this, replyData);
+        }
+    }
+
+    /**
+     * Peer-to-peer mode, as the initiator: the zero-length RTR the reply picked goes out as the
+     * first FPDU (RFC 6581). A WRITE's STag and a READ's STags name no region (the responder checks
+     * none of a zero-length operation); 1, not 0, as some adapters treat STag 0 specially.
+     */
+    private void sendRtr() {
+        switch (mpa.rtrToSend()) {
+            case WRITE -> {
+                output.respondTagged(Iwarp.RDMA_WRITE, true, RTR_STAG, 0, null);
+                output.flush();
+            }
+            case READ -> {
+                ByteBuf request = alloc.directBuffer(Iwarp.READ_REQUEST_PAYLOAD);
+                request.writeInt(RTR_STAG).writeLong(0).writeInt(0).writeInt(RTR_STAG).writeLong(0);
+                output.sendUntagged(Iwarp.READ_REQUEST, true, 0, Iwarp.QUEUE_READ_REQUEST,
+                        requester.takeMsn(Iwarp.QUEUE_READ_REQUEST), 0, request);
+            }
+            case SEND -> output.sendUntagged(Iwarp.SEND, true, 0, Iwarp.QUEUE_SEND,
+                    requester.takeMsn(Iwarp.QUEUE_SEND), 0, null);
+            case NONE -> { }
+        }
+    }
+
+    /**
+     * The reply to our peer-to-peer request picked no RTR we offered: the responder now waits for
+     * an RTR this side cannot send, so the stream ends with a TERMINATE "no matching RTR option"
+     * (RFC 6581; what Linux's siw sends in this case) and the connect fails.
+     */
+    private void refuseRtr() {
+        phase = Phase.CLOSED;
+        termination.start();
+        decoder.abort();
+        termination.send(TerminateCode.MPA_NO_MATCHING_RTR);
+        cm.event(handler, CmEventType.UNREACHABLE, this, NONE);
     }
 
     /** A broken MPA exchange: no FPDU may follow, the TCP connection just closes (RFC 5044 7.1.4). */
@@ -316,12 +370,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         int queue = header.getInt(Iwarp.QN_OFFSET);
         int opcode = header.getUnsignedByte(1) & Iwarp.OPCODE_MASK;
         if (mpa.awaitingRtr()) {
-            readyToReceive(mpa.untaggedIsRtr(opcode, queue), payload.readableBytes());
-            if (!mpa.awaitingRtr() && opcode == Iwarp.READ_REQUEST) {
-                responder.readRequest(header, payload); // a zero-length READ: answered with an empty response
-                return;
-            }
-            payload.release();
+            untaggedRtr(header, payload, opcode, queue);
             return;
         }
         if (queue == Iwarp.QUEUE_SEND && Iwarp.isSend(opcode)) {
@@ -337,6 +386,28 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         }
     }
 
+    /**
+     * The first FPDU in peer-to-peer mode as an untagged message: the SEND or READ RTR negotiated,
+     * zero-length, taking its queue's first MSN; a READ RTR is answered with a zero-length response.
+     */
+    private void untaggedRtr(ByteBuf header, ByteBuf payload, int opcode, int queue) {
+        boolean read = opcode == Iwarp.READ_REQUEST;
+        int length = read ? rtrReadLength(payload) : payload.readableBytes();
+        boolean inSequence = mpa.untaggedIsRtr(opcode, queue) && header.getInt(Iwarp.MO_OFFSET) == 0
+                && responder.takeMsn(queue, header.getInt(Iwarp.MSN_OFFSET));
+        if (inSequence && read && length == 0) {
+            int i = payload.readerIndex();
+            output.respondTagged(Iwarp.READ_RESPONSE, true, payload.getInt(i), payload.getLong(i + 4), null);
+        }
+        payload.release();
+        readyToReceive(inSequence, length);
+    }
+
+    /** The size a READ request asks for, or -1 if it is no READ request (RFC 5040 4.4). */
+    private static int rtrReadLength(ByteBuf payload) {
+        return payload.readableBytes() == Iwarp.READ_REQUEST_PAYLOAD ? payload.getInt(payload.readerIndex() + 12) : -1;
+    }
+
     /** The first FPDU in peer-to-peer mode: the RTR negotiated, zero-length; then the connection is up. */
     private void readyToReceive(boolean matches, int length) {
         if (!matches || length != 0) {
@@ -347,6 +418,16 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         cm.event(handler, CmEventType.ESTABLISHED, this, NONE);
     }
 
+    /** The zero-length READ response to our READ RTR: the connection is up now. */
+    private void rtrResponse(ByteBuf header, int payloadLength) {
+        if (payloadLength != 0 || (header.getUnsignedByte(0) & Iwarp.DDP_LAST) == 0) {
+            terminate(TerminateCode.DDP_BASE_BOUNDS, "the response to the READ RTR is not zero-length");
+            return;
+        }
+        mpa.rtrResponseReceived();
+        cm.event(handler, CmEventType.ESTABLISHED, this, replyData);
+    }
+
     @Override
     public boolean beginTagged(ByteBuf header, int payloadLength) {
         if (!dataFrameAllowed()) {
@@ -355,6 +436,10 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         int opcode = header.getUnsignedByte(1) & Iwarp.OPCODE_MASK;
         if (mpa.awaitingRtr()) {
             readyToReceive(mpa.taggedIsRtr(opcode), payloadLength);
+            return false;
+        }
+        if (opcode == Iwarp.READ_RESPONSE && mpa.awaitingRtrResponse()) {
+            rtrResponse(header, payloadLength);
             return false;
         }
         if (opcode == Iwarp.RDMA_WRITE) {

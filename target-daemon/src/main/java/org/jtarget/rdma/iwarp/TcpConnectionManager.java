@@ -35,6 +35,7 @@ import org.jtarget.rdma.cm.ConnectionManager;
 
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -73,6 +74,8 @@ public final class TcpConnectionManager implements ConnectionManager {
     static final Duration DEFAULT_MPA_REPLY_TIMEOUT = Duration.ofSeconds(10);
     private volatile Duration mpaRequestTimeout = DEFAULT_MPA_REQUEST_TIMEOUT;
     private volatile Duration mpaReplyTimeout = DEFAULT_MPA_REPLY_TIMEOUT;
+    /** The RTRs this side offers when it connects, asking for peer-to-peer mode; empty: it does not ask. */
+    private volatile Set<ReadyToReceive> peerToPeerOffer = Set.of();
 
     public TcpConnectionManager(TcpDevice device) {
         this.device = device;
@@ -99,6 +102,31 @@ public final class TcpConnectionManager implements ConnectionManager {
 
     boolean requestsCrc() {
         return requestCrc;
+    }
+
+    /**
+     * Makes the connections this manager starts from now on ask for RFC 6581's peer-to-peer mode,
+     * offering {@code offered} as ready-to-receive messages (the responder picks one, which this
+     * side then sends as its first FPDU; a reply that picks none of them fails the connect with a
+     * TERMINATE "no matching RTR option"). An empty set stops asking.
+     */
+    public void requestPeerToPeer(Set<ReadyToReceive> offered) {
+        if (offered.contains(ReadyToReceive.NONE)) {
+            throw new IllegalArgumentException("NONE is no ready-to-receive message to offer");
+        }
+        peerToPeerOffer = Set.copyOf(offered);
+    }
+
+    Set<ReadyToReceive> peerToPeerOffer() {
+        return peerToPeerOffer;
+    }
+
+    /**
+     * The ready-to-receive message a connection of this provider opened with (peer-to-peer mode,
+     * either side), or {@link ReadyToReceive#NONE} in client-server mode or for another provider's id.
+     */
+    public static ReadyToReceive readyToReceive(CmId id) {
+        return id instanceof TcpConnection c ? c.negotiatedRtr() : ReadyToReceive.NONE;
     }
 
     /**

@@ -96,8 +96,8 @@ class IwarpConnectionTest {
         return mpaRequest(0x10 | flags, new byte[] {0, 16, 0, 16});
     }
 
-    /** Reads an MPA reply; returns its 20 header bytes followed by its private data. */
-    private static byte[] readReply(DataInputStream in) throws IOException {
+    /** Reads an MPA request or reply; returns its 20 header bytes followed by its private data. */
+    static byte[] readReply(DataInputStream in) throws IOException {
         byte[] header = new byte[20];
         in.readFully(header);
         int length = ByteBuffer.wrap(header).getShort(18) & 0xffff;
@@ -137,7 +137,7 @@ class IwarpConnectionTest {
     }
 
     /** Asserts the connection ends with a TERMINATE of {@code code} (RFC 5040 4.8). */
-    private static void assertTerminated(Socket s, TerminateCode code) throws IOException {
+    static void assertTerminated(Socket s, TerminateCode code) throws IOException {
         byte[] t = lastUlpdu(s);
         assertThat(t).as("a TERMINATE").isNotNull().hasSizeGreaterThanOrEqualTo(22);
         ByteBuffer b = ByteBuffer.wrap(t);
