@@ -15,6 +15,8 @@ import org.jtarget.fabric.iscsi.session.SessionRegistry;
 import org.jtarget.fabric.iscsi.tcp.IscsiTcpFabric;
 import org.jtarget.io.LunIoExecutors;
 import org.jtarget.rdma.ProtectionDomain;
+import org.jtarget.rdma.RdmaDevice;
+import org.jtarget.rdma.cm.ConnectionManager;
 import org.jtarget.rdma.cm.CmEventType;
 import org.jtarget.rdma.cm.CmListener;
 import org.jtarget.rdma.loopback.LoopbackConnectionManager;
@@ -30,6 +32,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -45,14 +48,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class IscsiRdmaTransportTest {
 
+
     private static final String TARGET = "iqn.2024-01.org.jtarget:iser";
     private static final String INITIATOR = "iqn.2024-01.org.jtarget:ini";
     private static final InetSocketAddress PORTAL = new InetSocketAddress("127.0.0.1", 3260);
     /** 256 KiB per RDMA transfer, 2 READs per task in flight: a 1 MiB transfer takes 4 of each. */
     private static final IserLimits LIMITS = new IserLimits(24, 8, 8192, 256 << 10, 2);
 
-    private final LoopbackDevice device = new LoopbackDevice();
-    private final LoopbackConnectionManager cm = new LoopbackConnectionManager(device);
+    private RdmaDevice device;
+    private ConnectionManager cm;
+    private SocketAddress portalAddress;
+    private Runnable closeProvider = () -> { };
     private EventLoopGroup loops;
     private BufferPool pool;
     private LunIoExecutors io;
@@ -61,8 +67,28 @@ class IscsiRdmaTransportTest {
     private CmListener listening;
     private IserTestInitiator initiator;
 
+    /** The provider under test: loopback here, iwarp in {@link IscsiRdmaTransportIwarpTest}. */
+    void provider() throws Exception {
+        LoopbackDevice loopback = new LoopbackDevice();
+        device = loopback;
+        cm = new LoopbackConnectionManager(loopback);
+    }
+
+    /** The provider of a subclass. */
+    void provider(RdmaDevice device, ConnectionManager cm, Runnable close) {
+        this.device = device;
+        this.cm = cm;
+        this.closeProvider = close;
+    }
+
+    /** The address to listen on (the loopback provider takes any; iwarp a free port). */
+    SocketAddress listenAddress() {
+        return PORTAL;
+    }
+
     @BeforeEach
     void target() throws Exception {
+        provider();
         loops = IscsiTcpFabric.newEventLoopGroup(1);
         pool = new BufferPool(1, PinnedArena.map(64 << 20, false));
         io = new LunIoExecutors(1, 64);
@@ -81,7 +107,8 @@ class IscsiRdmaTransportTest {
         listener = new IscsiRdmaListener(device, pd, memory, loops, pool.allocator(), LIMITS, PORTAL,
                 Duration.ZERO, t -> new IscsiConnection(t, sessions, portal, List.of(target), settings,
                         ConnectionSettings.defaults()));
-        listening = cm.listen(PORTAL, listener);
+        listening = cm.listen(listenAddress(), listener);
+        portalAddress = listening.localAddress();
         initiator = new IserTestInitiator(device);
     }
 
@@ -94,6 +121,7 @@ class IscsiRdmaTransportTest {
             Thread.sleep(10);
         }
         cm.close();
+        closeProvider.run();
         loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         io.shutdown(Duration.ofSeconds(5));
         pool.close();
@@ -101,7 +129,7 @@ class IscsiRdmaTransportTest {
 
     @Test
     void loginInquiryAndOneMebibyteWrittenAndReadBack() throws Exception {
-        byte[] accept = initiator.connect(cm, PORTAL, new IserCmPrivateData(true, false).encode());
+        byte[] accept = initiator.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
         assertThat(accept).containsExactly(0xc0, 0, 0, 0); // isert's answer: no ZBVA, no send-with-invalidate
         assertThat(initiator.login(INITIATOR, TARGET)).isZero(); // Status-Class 0: success
 
@@ -133,14 +161,14 @@ class IscsiRdmaTransportTest {
     @Test
     void malformedCmHeaderIsRejected() throws Exception {
         org.assertj.core.api.Assertions.assertThatThrownBy(
-                () -> initiator.connect(cm, PORTAL, new byte[] {(byte) 0x80, 0}))
+                () -> initiator.connect(cm, portalAddress, new byte[] {(byte) 0x80, 0}))
                 .hasMessageContaining("REJECTED");
         assertThat(listener.connections()).isZero();
     }
 
     @Test
     void malformedIserHeaderEndsThatConnectionOnly() throws Exception {
-        initiator.connect(cm, PORTAL, new IserCmPrivateData(true, false).encode());
+        initiator.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
         initiator.sendRaw(new byte[] {0x70, 0, 0, 0}); // opcode 0x7: not in RFC 7145
         assertThat(initiator.nextEvent(5).type()).isEqualTo(CmEventType.DISCONNECTED);
         for (int i = 0; i < 200 && listener.connections() > 0; i++) {
@@ -149,7 +177,7 @@ class IscsiRdmaTransportTest {
         assertThat(listener.connections()).isZero();
 
         try (IserTestInitiator other = new IserTestInitiator(device)) {
-            other.connect(cm, PORTAL, new IserCmPrivateData(true, false).encode());
+            other.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
             assertThat(other.login(INITIATOR, TARGET)).isZero(); // the portal still serves others
         }
     }
