@@ -43,21 +43,21 @@ import java.util.concurrent.TimeUnit;
  * lets the target move the data with RDMA READ and WRITE in its one registered region. One
  * command at a time; completions are polled.
  */
-final class IserTestInitiator implements AutoCloseable {
+public final class IserTestInitiator implements AutoCloseable {
 
-    static final int RECEIVES = 8;
-    static final int RECEIVE_SIZE = 16 << 10;
-    static final int DATA_SIZE = 1 << 20;
+    public static final int RECEIVES = 8;
+    public static final int RECEIVE_SIZE = 16 << 10;
+    public static final int DATA_SIZE = 1 << 20;
     private static final int SEND_OFFSET = RECEIVES * RECEIVE_SIZE;
     /** The buffer the target RDMA READs a WRITE's data from. */
-    static final int WRITE_AREA = SEND_OFFSET + RECEIVE_SIZE;
+    public static final int WRITE_AREA = SEND_OFFSET + RECEIVE_SIZE;
     /** The buffer the target RDMA WRITEs a READ's data into. */
-    static final int READ_AREA = WRITE_AREA + DATA_SIZE;
+    public static final int READ_AREA = WRITE_AREA + DATA_SIZE;
     private static final int SIZE = READ_AREA + DATA_SIZE;
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment segment = arena.allocate(SIZE, 4096);
-    final ByteBuf memory = Unpooled.wrappedBuffer(segment.asByteBuffer()).clear();
+    public final ByteBuf memory = Unpooled.wrappedBuffer(segment.asByteBuffer()).clear();
     private final MemoryRegion region;
     private final CompletionQueue cq = new CompletionQueue(64, null);
     private final QueuePair qp;
@@ -70,7 +70,7 @@ final class IserTestInitiator implements AutoCloseable {
     private int expStatSn;
     private int nextItt = 1;
 
-    IserTestInitiator(RdmaDevice device) throws Exception {
+    public IserTestInitiator(RdmaDevice device) throws Exception {
         ProtectionDomain pd = device.allocateProtectionDomain();
         region = pd.registerMemoryRegion(segment,
                 EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE));
@@ -82,7 +82,7 @@ final class IserTestInitiator implements AutoCloseable {
     }
 
     /** Connects with the CM private data Linux's ib_iser sends; returns the target's accept private data. */
-    byte[] connect(ConnectionManager cm, SocketAddress target, byte[] privateData) throws Exception {
+    public byte[] connect(ConnectionManager cm, SocketAddress target, byte[] privateData) throws Exception {
         id = cm.connect(target, qp, privateData, events::add);
         CmEvent e = events.poll(10, TimeUnit.SECONDS);
         if (e == null || e.type() != CmEventType.ESTABLISHED) {
@@ -96,31 +96,67 @@ final class IserTestInitiator implements AutoCloseable {
         return events.poll(seconds, TimeUnit.SECONDS);
     }
 
-    /** An iSER-assisted login in one step to the full feature phase; returns the response's status class and detail. */
-    int login(String initiator, String target) throws Exception {
-        ByteBuf text = TextParameters.encode(List.of(Map.entry("InitiatorName", initiator),
+    /**
+     * An iSER-assisted login that asks for the full feature phase at once and follows the target
+     * through further operational rounds when it wants them; returns the last response's status
+     * class and detail (0: success).
+     */
+    public int login(String initiator, String target) throws Exception {
+        List<Map.Entry<String, String>> keys = List.of(Map.entry("InitiatorName", initiator),
                 Map.entry("SessionType", "Normal"), Map.entry("TargetName", target),
                 Map.entry("RDMAExtensions", "Yes"), Map.entry("HeaderDigest", "None"),
                 Map.entry("DataDigest", "None"), Map.entry("ImmediateData", "No"), Map.entry("InitialR2T", "Yes"),
-                Map.entry("MaxBurstLength", "1048576")), UnpooledByteBufAllocator.DEFAULT);
-        IscsiPdu login = IscsiPdu.create(UnpooledByteBufAllocator.DEFAULT, Opcode.LOGIN_REQUEST, text);
-        login.immediate(true);
-        login.flags(LoginNegotiator.TRANSIT_BIT | LoginNegotiator.STAGE_OPERATIONAL << 2
-                | LoginNegotiator.STAGE_FULL_FEATURE);
-        login.isid(0x23d000000001L);
-        login.initiatorTaskTag(nextItt++);
-        login.cmdSn(0);
-        IscsiPdu response = exchange(login, false, false, 0);
-        try {
-            if (response.opcode() != Opcode.LOGIN_RESPONSE) {
-                throw new IllegalStateException("login answered with opcode 0x" + Integer.toHexString(response.opcode()));
+                Map.entry("MaxBurstLength", "1048576"));
+        int itt = nextItt++;
+        int tsih = 0;
+        for (int round = 0; round < 4; round++) {
+            IscsiPdu login = IscsiPdu.create(UnpooledByteBufAllocator.DEFAULT, Opcode.LOGIN_REQUEST,
+                    TextParameters.encode(keys, UnpooledByteBufAllocator.DEFAULT));
+            login.immediate(true);
+            login.flags(LoginNegotiator.TRANSIT_BIT | LoginNegotiator.STAGE_OPERATIONAL << 2
+                    | LoginNegotiator.STAGE_FULL_FEATURE);
+            login.isid(0x23d000000001L);
+            login.tsih(tsih);
+            login.initiatorTaskTag(itt);
+            login.cmdSn(0);
+            login.expStatSn(expStatSn);
+            IscsiPdu response = exchange(login, false, false, 0);
+            try {
+                if (response.opcode() != Opcode.LOGIN_RESPONSE) {
+                    throw new IllegalStateException("login answered with opcode 0x"
+                            + Integer.toHexString(response.opcode()));
+                }
+                cmdSn = response.expCmdSn();
+                expStatSn = response.statSn() + 1;
+                tsih = response.tsih();
+                int status = response.bhs().getUnsignedShort(36); // Status-Class, Status-Detail
+                boolean fullFeature = (response.flags() & LoginNegotiator.TRANSIT_BIT) != 0
+                        && (response.flags() & 3) == LoginNegotiator.STAGE_FULL_FEATURE;
+                if (status != 0 || fullFeature) {
+                    return status;
+                }
+                keys = acceptOffers(keys, TextParameters.parse(response.data()));
+            } finally {
+                response.release();
             }
-            cmdSn = response.expCmdSn();
-            expStatSn = response.statSn() + 1;
-            return response.bhs().getUnsignedShort(36); // Status-Class, Status-Detail
-        } finally {
-            response.release();
         }
+        throw new IllegalStateException("no full feature phase after 4 login rounds");
+    }
+
+    /** The target's own offers (keys we did not send) accepted with its values: the next round's keys. */
+    private static List<Map.Entry<String, String>> acceptOffers(List<Map.Entry<String, String>> sent,
+                                                                List<Map.Entry<String, String>> answer) {
+        java.util.Set<String> ours = new java.util.HashSet<>();
+        for (Map.Entry<String, String> e : sent) {
+            ours.add(e.getKey());
+        }
+        List<Map.Entry<String, String>> next = new java.util.ArrayList<>();
+        for (Map.Entry<String, String> e : answer) {
+            if (!ours.contains(e.getKey())) {
+                next.add(e);
+            }
+        }
+        return next;
     }
 
     /**
@@ -128,7 +164,7 @@ final class IserTestInitiator implements AutoCloseable {
      *
      * @return the SCSI Response (caller releases)
      */
-    IscsiPdu command(byte[] cdb, boolean read, boolean write, int edtl) throws Exception {
+    public IscsiPdu command(byte[] cdb, boolean read, boolean write, int edtl) throws Exception {
         IscsiPdu cmd = IscsiPdu.create(UnpooledByteBufAllocator.DEFAULT, Opcode.SCSI_COMMAND);
         cmd.flags(IscsiPdu.FINAL_BIT | (read ? 0x40 : 0) | (write ? 0x20 : 0) | 1 /* simple */);
         cmd.initiatorTaskTag(nextItt++);
