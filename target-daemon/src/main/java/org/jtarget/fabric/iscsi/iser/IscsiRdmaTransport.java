@@ -36,7 +36,7 @@ import java.util.function.Function;
  * reliable-connected queue pair. Every PDU travels in a SEND behind a 28-byte {@link IserHeader};
  * a command's data never does: Data-In is RDMA WRITTEN into the initiator's buffer named by the
  * read STag of the command's iSER header and the SCSI Response SENT after it (one queue pair
- * executes in order, so the WRITE is placed before the response arrives, RFC 7145 7.3.5);
+ * executes in order, so the WRITE is placed before the response arrives, RFC 7145);
  * solicited Data-Out is RDMA READ from the buffer of its write STag, with no R2T on the wire.
  *
  * <p>Memory: every buffer the queue pair touches lies in one registered region, the pinned
@@ -355,7 +355,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
 
     /**
      * RDMA WRITEs of the task's Data-In into the initiator's read buffer; the status never goes
-     * with them (RFC 7145 7.3.5): the engine's SCSI Response, posted after them on the same queue
+     * with them (RFC 7145): the engine's SCSI Response, posted after them on the same queue
      * pair, arrives after the data is placed.
      */
     @Override

@@ -6,10 +6,10 @@ package org.jtarget.fabric.iscsi.iser;
  * @param commands                 the most SCSI commands in flight on the connection: the command
  *                                 window (MaxCmdSN - ExpCmdSN + 1) plus immediate ones
  * @param unexpectedPdus           room for PDUs beyond the commands that an initiator may send
- *                                 unasked (NOP-Out, Text, task management, Logout; RFC 7145 6.7
+ *                                 unasked (NOP-Out, Text, task management, Logout; RFC 7145
  *                                 MaxOutstandingUnexpectedPDUs; Linux isert keeps 6)
  * @param receiveDataSegmentLength the largest data segment a received PDU may carry: before
- *                                 login 8192 (RFC 7145 5.1), afterwards the target's
+ *                                 login 8192 (RFC 7145; Linux isert), afterwards the target's
  *                                 TargetRecvDataSegmentLength; the ring is sized for the larger
  * @param maxRdmaChunk             the most bytes one RDMA READ or WRITE moves (larger transfers
  *                                 become several requests)
@@ -18,7 +18,7 @@ package org.jtarget.fabric.iscsi.iser;
 public record IserLimits(int commands, int unexpectedPdus, int receiveDataSegmentLength, int maxRdmaChunk,
                          int readsPerTask) {
 
-    /** RFC 7145 5.1: before the login completes, data segments are at most 8192 bytes. */
+    /** Before the login completes, data segments are at most 8192 bytes (RFC 7145; isert ISER_RX_LOGIN_SIZE). */
     public static final int LOGIN_DATA_SEGMENT_LENGTH = 8192;
     /** Room for AHS in a received PDU (an Extended CDB of up to 260 bytes). */
     public static final int MAX_AHS = 264;
