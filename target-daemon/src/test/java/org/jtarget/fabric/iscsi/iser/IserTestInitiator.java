@@ -69,6 +69,7 @@ public final class IserTestInitiator implements AutoCloseable {
     private int cmdSn;
     private int expStatSn;
     private int nextItt = 1;
+    private long lunField;
 
     public IserTestInitiator(RdmaDevice device) throws Exception {
         ProtectionDomain pd = device.allocateProtectionDomain();
@@ -159,8 +160,13 @@ public final class IserTestInitiator implements AutoCloseable {
         return next;
     }
 
+    /** Addresses later commands to {@code lun} (single level, peripheral addressing). */
+    public void lun(int lun) {
+        lunField = (long) lun << 48;
+    }
+
     /**
-     * One SCSI command on LUN 0; data moves through {@link #WRITE_AREA} / {@link #READ_AREA}.
+     * One SCSI command on the current LUN (0 unless {@link #lun} changed it); data moves through {@link #WRITE_AREA} / {@link #READ_AREA}.
      *
      * @return the SCSI Response (caller releases)
      */
@@ -168,6 +174,7 @@ public final class IserTestInitiator implements AutoCloseable {
         IscsiPdu cmd = IscsiPdu.create(UnpooledByteBufAllocator.DEFAULT, Opcode.SCSI_COMMAND);
         cmd.flags(IscsiPdu.FINAL_BIT | (read ? 0x40 : 0) | (write ? 0x20 : 0) | 1 /* simple */);
         cmd.initiatorTaskTag(nextItt++);
+        cmd.lunField(lunField);
         cmd.expectedDataTransferLength(edtl);
         cmd.cmdSn(cmdSn++);
         cmd.expStatSn(expStatSn);
