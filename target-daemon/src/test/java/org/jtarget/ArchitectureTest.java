@@ -93,6 +93,14 @@ class ArchitectureTest {
                     + "TCP is one transport (fabric.iscsi.tcp), iSER's RDMA queue pairs the next");
 
     @ArchTest
+    static final ArchRule iserRunsOverTheVerbsNotAProviderNorTcp = noClasses()
+            .that().resideInAPackage(ROOT + ".fabric.iscsi.iser..")
+            .should().dependOnClassesThat().resideInAnyPackage(ROOT + ".rdma.iwarp..", ROOT + ".rdma.loopback..",
+                    ROOT + ".fabric.iscsi.tcp..")
+            .because("iSER (RFC 7145) is written against the verbs and rdma_cm, so that iWARP, loopback and "
+                    + "later RoCE providers all carry it; the daemon picks the provider");
+
+    @ArchTest
     static final ArchRule noCyclesBetweenTopLevelPackages = slices()
             .matching(ROOT + ".(*)..")
             .should().beFreeOfCycles()

@@ -11,9 +11,45 @@ package org.jtarget.config;
  * @param aluaState       {@code alua-state}: the asymmetric access state of the portal group at
  *                        start (default active/optimized); portals sharing a tag share it
  * @param aluaPreferred   {@code alua-preferred}: the group is reported with PREF = 1 (SPC-4 6.27)
+ * @param transport       {@code transport}: iSCSI over TCP (default) or iSER (RFC 7145) over the
+ *                        iwarp RDMA provider on the same address
  */
 public record PortalConfig(String name, String host, int port, int portalGroupTag, AluaSetting aluaState,
-                           boolean aluaPreferred) {
+                           boolean aluaPreferred, Transport transport) {
+
+    /** What carries the portal's iSCSI connections. */
+    public enum Transport {
+        /** iSCSI over TCP (RFC 7143). */
+        TCP("tcp"),
+        /** iSCSI Extensions for RDMA (RFC 7145), served by the iwarp provider. */
+        ISER("iser");
+
+        private final String configName;
+
+        Transport(String configName) {
+            this.configName = configName;
+        }
+
+        public String configName() {
+            return configName;
+        }
+
+        /** The transport named {@code text} in the config, or null. */
+        public static Transport ofConfigName(String text) {
+            for (Transport t : values()) {
+                if (t.configName.equals(text)) {
+                    return t;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** An iSCSI/TCP portal. */
+    public PortalConfig(String name, String host, int port, int portalGroupTag, AluaSetting aluaState,
+                        boolean aluaPreferred) {
+        this(name, host, port, portalGroupTag, aluaState, aluaPreferred, Transport.TCP);
+    }
 
     /** A portal in an active/optimized, not preferred, target port group. */
     public PortalConfig(String name, String host, int port, int portalGroupTag) {

@@ -9,13 +9,14 @@ import java.util.Set;
 
 /**
  * Reads and checks {@code portals[]}: {@code name}, {@code listen: host:port}, {@code portal-group-tag},
- * and the ALUA keys of the portal's target port group, {@code alua-state} ({@code active-optimized},
- * {@code active-non-optimized}, {@code standby}, {@code unavailable}) and {@code alua-preferred}.
+ * the ALUA keys of the portal's target port group, {@code alua-state} ({@code active-optimized},
+ * {@code active-non-optimized}, {@code standby}, {@code unavailable}) and {@code alua-preferred}, and
+ * {@code transport} ({@code tcp}, the default, or {@code iser}).
  */
 final class PortalReader {
 
     private static final Set<String> KEYS = ConfigNode.keys("name", "listen", "portal-group-tag", "alua-state",
-            "alua-preferred");
+            "alua-preferred", "transport");
 
     private PortalReader() {
     }
@@ -50,7 +51,19 @@ final class PortalReader {
         ListenAddress listen = ListenAddress.read(node, "listen");
         int tag = node.integer("portal-group-tag", defaultTag, 1, 65535);
         return new PortalConfig(name, listen.host(), listen.port(), tag, aluaState(node),
-                node.bool("alua-preferred", false));
+                node.bool("alua-preferred", false), transport(node));
+    }
+
+    private static PortalConfig.Transport transport(ConfigNode node) throws ConfigException {
+        String text = node.string("transport");
+        if (text == null) {
+            return PortalConfig.Transport.TCP;
+        }
+        PortalConfig.Transport t = PortalConfig.Transport.ofConfigName(text);
+        if (t == null) {
+            throw node.error("transport", "expected tcp or iser, got '" + text + "'");
+        }
+        return t;
     }
 
     private static AluaSetting aluaState(ConfigNode node) throws ConfigException {

@@ -17,6 +17,7 @@ import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
 import org.jtarget.fabric.iscsi.IscsiTargetSettings;
 import org.jtarget.fabric.iscsi.login.LoginSettings;
 import org.jtarget.fabric.iscsi.tcp.IscsiTcpFabric;
+import org.jtarget.rdma.RdmaException;
 import org.jtarget.io.LunIoExecutors;
 import org.jtarget.fabric.iscsi.session.ConnectionSettings;
 import org.jtarget.scsi.alua.TargetPortGroup;
@@ -69,6 +70,8 @@ public final class TargetRuntime implements DaemonRuntime {
     private EventLoopGroup bossGroup;
     private EventLoopGroup workerGroup;
     private IscsiTcpFabric fabric;
+    /** The iSER portals' fabric, or null when no portal is {@code transport: iser}. */
+    private IserFabricRuntime iser;
     /** The {@code rdma:} store endpoints, or null when the config has none. */
     private RdmaEndpointRuntime rdma;
     /** The live targets, their LUs and ACLs (EXTENDED COPY may copy between any of their LUs). */
@@ -277,12 +280,32 @@ public final class TargetRuntime implements DaemonRuntime {
     private void bind(int index, PortalConfig portal) throws ConfigException {
         String key = "portals[" + index + "].listen";
         String address = hostPort(portal.host(), portal.port());
+        if (portal.transport() == PortalConfig.Transport.ISER) {
+            bindIser(index, portal, key, address);
+            return;
+        }
         try {
             fabric.bind(portalDefinition(portal));
         } catch (BindException e) {
             throw new ConfigException(config.source().toString(), key, address + ": cannot listen: " + e.getMessage(), e);
         } catch (IOException e) {
             throw new ConfigException(config.source().toString(), key, address + ": " + e, e);
+        }
+    }
+
+    private void bindIser(int index, PortalConfig portal, String key, String address) throws ConfigException {
+        try {
+            if (iser == null) {
+                iser = IserFabricRuntime.start(pool, workerGroup, fabric);
+            }
+        } catch (IllegalStateException | RdmaException e) {
+            throw new ConfigException(config.source().toString(), "portals[" + index + "].transport", e.getMessage(), e);
+        }
+        try {
+            iser.bind(portalDefinition(portal));
+        } catch (RdmaException e) {
+            throw new ConfigException(config.source().toString(), key, address + ": cannot listen for iSER: "
+                    + e.getMessage(), e);
         }
     }
 
@@ -304,8 +327,12 @@ public final class TargetRuntime implements DaemonRuntime {
             rdma = null;
         }
         if (fabric != null) {
-            fabric.close(remaining(deadline));
+            fabric.close(remaining(deadline)); // asks every session to log out, iSER ones too
             fabric = null;
+        }
+        if (iser != null) {
+            iser.close(remaining(deadline));
+            iser = null;
         }
         if (ioExecutors != null) {
             if (!ioExecutors.shutdown(remaining(deadline))) {

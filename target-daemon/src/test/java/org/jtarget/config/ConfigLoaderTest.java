@@ -215,6 +215,24 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void portalsAreTcpUnlessTheyAskForIser() throws Exception {
+        JtargetConfig c = load("""
+                portals:
+                  - { name: tcp, listen: 127.0.0.1:3260 }
+                  - { name: rdma, listen: 127.0.0.1:3261, portal-group-tag: 2, transport: iser }
+                  - { name: plain, listen: 127.0.0.1:3262, portal-group-tag: 3, transport: tcp }
+                """);
+        assertThat(c.portals()).extracting(PortalConfig::transport).containsExactly(PortalConfig.Transport.TCP,
+                PortalConfig.Transport.ISER, PortalConfig.Transport.TCP);
+    }
+
+    @Test
+    void badPortalTransport() {
+        assertError("portals:\n  - { name: p, listen: 127.0.0.1:3260, transport: roce }\n",
+                "portals[0].transport: expected tcp or iser, got 'roce'");
+    }
+
+    @Test
     void badAluaStateValue() {
         assertError("portals:\n  - { name: p, listen: 127.0.0.1:3260, alua-state: passive }\n",
                 "portals[0].alua-state: expected one of active-optimized, active-non-optimized, standby, "

@@ -2,6 +2,8 @@ package org.jtarget.daemon;
 
 import io.netty.channel.DefaultEventLoop;
 import org.jtarget.config.ConfigLoader;
+import org.jtarget.fabric.iscsi.iser.IserCmPrivateData;
+import org.jtarget.fabric.iscsi.iser.IserTestInitiator;
 import org.jtarget.rdma.AccessFlag;
 import org.jtarget.rdma.MemoryRegion;
 import org.jtarget.rdma.ProtectionDomain;
@@ -147,25 +149,32 @@ class EventLoopBlockingTest {
                 daemon: { buffer-pool: { pinned-size: 0 } }
                 portals:
                   - { name: default, listen: "127.0.0.1:%d" }
-                backstores:
-                  - { name: ram0, type: memory, size: 4MiB }
-                  - { name: file0, type: file, path: file0.img, size: 4MiB, create: true }
-                targets:
-                  - iqn: %s
-                    portals: [default]
-                    acl: ["*"]
-                    luns:
-                      - { lun: 0, backstore: ram0 }
-                      - { lun: 1, backstore: file0 }
+                """.formatted(portal) + storesAndTarget("default") + """
                 rdma:
                   listen: "127.0.0.1:%d"
                   endpoints:
                     - { name: ram0, backstore: ram0, allowed-peers: [127.0.0.1] }
                     - { name: file0, backstore: file0, allowed-peers: [127.0.0.1] }
-                """.formatted(portal, TARGET, rdma));
+                """.formatted(rdma));
         runtime = (TargetRuntime) DaemonRuntimeFactory.standard().create(ConfigLoader.load(config));
         runtime.start();
         BLOCKING_CALLS.clear(); // what start() did ran on the test's thread, which may block
+    }
+
+    /** A memory and a file store, each behind a LUN of one target reachable through {@code portal}. */
+    private static String storesAndTarget(String portal) {
+        return """
+                backstores:
+                  - { name: ram0, type: memory, size: 4MiB }
+                  - { name: file0, type: file, path: file0.img, size: 4MiB, create: true }
+                targets:
+                  - iqn: %s
+                    portals: [%s]
+                    acl: ["*"]
+                    luns:
+                      - { lun: 0, backstore: ram0 }
+                      - { lun: 1, backstore: file0 }
+                """.formatted(TARGET, portal);
     }
 
     @Test
@@ -205,6 +214,48 @@ class EventLoopBlockingTest {
                 assertThat(peer.transfer(WorkRequestOpcode.RDMA_WRITE, out, 8192, LENGTH)).isEqualTo(WorkCompletionStatus.SUCCESS);
                 assertThat(peer.transfer(WorkRequestOpcode.RDMA_READ, in, 8192, LENGTH)).isEqualTo(WorkCompletionStatus.SUCCESS);
                 assertThat(in.segment().mismatch(out.segment())).as("data read back from " + endpoint).isEqualTo(-1);
+            }
+        }
+
+        assertThat(BLOCKING_CALLS).as("blocking calls on event-loop threads").isEmpty();
+    }
+
+    /**
+     * iSER (RFC 7145) on the daemon's loops: login in SENDs, WRITE by RDMA READ and READ by RDMA
+     * WRITE through the iwarp provider, on the memory and the file LUN; the registered arena
+     * must be pinned, so a machine whose memlock limit refuses 6 MiB skips this case.
+     */
+    @Test
+    void iserLoginWriteAndReadOnMemoryAndFileLunsNeverBlockAnEventLoop() throws Exception {
+        int port = freePort();
+        Path config = Files.writeString(dir.resolve("jtarget.yaml"), """
+                daemon: { buffer-pool: { pinned-size: 6MiB, pin: true } }
+                portals:
+                  - { name: rdma, listen: "127.0.0.1:%d", transport: iser }
+                """.formatted(port) + storesAndTarget("rdma"));
+        runtime = (TargetRuntime) DaemonRuntimeFactory.standard().create(ConfigLoader.load(config));
+        try {
+            runtime.start();
+        } catch (org.jtarget.config.ConfigException e) {
+            org.junit.jupiter.api.Assumptions.assumeFalse(e.getMessage().contains("not pinned"), e.getMessage());
+            throw e;
+        }
+        BLOCKING_CALLS.clear();
+
+        try (TcpProviderFixture tcp = new TcpProviderFixture(1);
+             IserTestInitiator initiator = new IserTestInitiator(tcp.device)) {
+            initiator.connect(tcp.cm, new InetSocketAddress("127.0.0.1", port), new IserCmPrivateData(true, false).encode());
+            assertThat(initiator.login("iqn.2026-11.org.jtarget:blockhound-initiator", TARGET)).isZero();
+            int n = 256 * 1024;
+            for (int lun = 0; lun <= 1; lun++) {
+                byte[] write = {0x2a, 0, 0, 0, 0, 64, 0, 0x02, 0x00, 0}; // 512 blocks at LBA 64
+                byte[] read = {0x28, 0, 0, 0, 0, 64, 0, 0x02, 0x00, 0};
+                initiator.memory.setBytes(IserTestInitiator.WRITE_AREA, new byte[n]);
+                initiator.memory.setByte(IserTestInitiator.WRITE_AREA + n - 1, lun + 1);
+                initiator.lun(lun);
+                initiator.command(write, false, true, n).release();
+                initiator.command(read, true, false, n).release();
+                assertThat(initiator.memory.getByte(IserTestInitiator.READ_AREA + n - 1)).isEqualTo((byte) (lun + 1));
             }
         }
 

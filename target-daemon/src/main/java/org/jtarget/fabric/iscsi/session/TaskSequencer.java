@@ -150,6 +150,7 @@ final class TaskSequencer implements FabricOps {
     /** The task is over: forget it, release its buffers and recycle it. */
     void finish(IscsiTask task) {
         forget(task);
+        connection.transport().taskEnded(task); // before reset: the transport reads its ITT
         responses.releaseWindowSlot(task);
         task.cmd.releaseBuffers();
         task.reset();

@@ -92,6 +92,14 @@ public interface IscsiTransport {
     boolean sendDataIn(TaskTransfer task, boolean statusAllowed);
 
     /**
+     * The task has ended (its response sent, or aborted): nothing of it will move any more.
+     * iSER forgets the initiator's buffers recorded for its Initiator Task Tag, which the
+     * initiator may reuse from now on. Session loop.
+     */
+    default void taskEnded(TaskTransfer task) {
+    }
+
+    /**
      * True if this transport moves data by RDMA (iSER, RFC 7145): the login then offers and
      * accepts RFC 7145's keys (RDMAExtensions, InitiatorRecvDataSegmentLength,
      * TargetRecvDataSegmentLength, MaxOutstandingUnexpectedPDUs); over TCP they are unknown keys.

@@ -40,6 +40,7 @@ import java.net.BindException;
 import java.time.Duration;
 import java.util.AbstractCollection;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -104,6 +105,24 @@ public final class IscsiTcpFabric {
 
     private static Class<? extends ServerChannel> serverChannelClass() {
         return Epoll.isAvailable() ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    /**
+     * The session registry of the node: another transport's fabric (iSER) shares it, so that
+     * TSIHs, reinstatement and the sessions ended with their target are the node's, not a portal's.
+     */
+    public SessionRegistry sessionRegistry() {
+        return registry;
+    }
+
+    /**
+     * Makes {@code portal} one of the node's portals without a TCP listener (another transport
+     * serves it): SendTargets lists it with the targets bound to it, and the returned live view of
+     * those targets is what that transport's logins look up.
+     */
+    public Collection<IscsiTargetDefinition> servedThrough(IscsiPortalDefinition portal) {
+        portals.put(portal.name(), portal);
+        return new ServedTargets(portal);
     }
 
     /** The live sessions of this fabric (for status output). */

@@ -1,0 +1,149 @@
+package org.jtarget.fabric.iscsi.iser;
+
+import io.netty.util.concurrent.EventExecutorGroup;
+import org.jtarget.buffer.BufferPool;
+import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
+import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
+import org.jtarget.fabric.iscsi.login.LoginSettings;
+import org.jtarget.fabric.iscsi.session.ConnectionSettings;
+import org.jtarget.fabric.iscsi.session.IscsiConnection;
+import org.jtarget.fabric.iscsi.session.SessionRegistry;
+import org.jtarget.rdma.ProtectionDomain;
+import org.jtarget.rdma.RdmaDevice;
+import org.jtarget.rdma.RdmaException;
+import org.jtarget.rdma.cm.CmListener;
+import org.jtarget.rdma.cm.ConnectionManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The iSCSI fabric over RDMA (iSER, RFC 7145): one connection manager listener per portal marked
+ * {@code transport: iser}, one {@link IscsiRdmaListener} behind each, and the same engine, login
+ * and sessions as iSCSI over TCP. The daemon hands it the session registry and the live view of
+ * the targets of the TCP fabric, so that a target listed on TCP and iSER portals side by side is
+ * one target with one set of sessions.
+ *
+ * <p>The buffer pool's pinned arena is registered once in the fabric's protection domain
+ * ({@link RegisteredMemory}); every connection's buffers come from it.
+ */
+public final class IscsiRdmaFabric implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IscsiRdmaFabric.class);
+
+    private final RdmaDevice device;
+    private final ConnectionManager cm;
+    private final ProtectionDomain pd;
+    private final RegisteredMemory memory;
+    private final BufferPool pool;
+    private final EventExecutorGroup loops;
+    private final SessionRegistry sessions;
+    private final LoginSettings settings;
+    private final ConnectionSettings connectionSettings;
+    private final List<CmListener> listeners = new ArrayList<>();
+    private final List<IscsiRdmaListener> portals = new ArrayList<>();
+
+    /**
+     * @param sessions the sessions of the whole iSCSI node (shared with the TCP fabric)
+     * @throws IllegalStateException if the pool has no pinned arena
+     * @throws RdmaException         if the device refuses to register it
+     */
+    public IscsiRdmaFabric(RdmaDevice device, ConnectionManager cm, BufferPool pool, EventExecutorGroup loops,
+                           SessionRegistry sessions, LoginSettings settings, ConnectionSettings connectionSettings)
+            throws RdmaException {
+        this.device = device;
+        this.cm = cm;
+        this.pool = pool;
+        this.loops = loops;
+        this.sessions = sessions;
+        this.settings = iserSettings(settings);
+        this.connectionSettings = connectionSettings;
+        this.pd = device.allocateProtectionDomain();
+        this.memory = RegisteredMemory.register(pd, pool);
+    }
+
+    /**
+     * Listens for iSER connections on a portal.
+     *
+     * @param served the targets reachable through the portal (a live view, looked up at each login)
+     * @throws RdmaException if the address cannot be listened on
+     */
+    public synchronized void bind(IscsiPortalDefinition portal, Collection<IscsiTargetDefinition> served)
+            throws RdmaException {
+        InetSocketAddress address = new InetSocketAddress(portal.host(), portal.port());
+        IserLimits limits = IserLimits.of(settings.commandWindow(), settings.maxRecvDataSegmentLength());
+        IscsiRdmaListener listener = new IscsiRdmaListener(device, pd, memory, loops, pool.allocator(), limits, address,
+                connectionSettings.nopInInterval(), transport -> new IscsiConnection(transport, sessions, portal,
+                        served, settings, connectionSettings));
+        listeners.add(cm.listen(address, listener));
+        portals.add(listener);
+        LOG.info("portal {} listening for iSER on {}:{}", portal.name(), portal.host(), portal.port());
+    }
+
+    /**
+     * The login settings of iSER connections: the target declares TargetRecvDataSegmentLength
+     * 8192 (what Linux isert declares and sizes its receives for, ISER_RECV_DATA_SEG_LEN), so that
+     * a receive ring of a command window's depth stays small; data moves by RDMA anyway, and only
+     * immediate data and control PDUs travel in SENDs.
+     */
+    static LoginSettings iserSettings(LoginSettings s) {
+        return new LoginSettings(IserLimits.LOGIN_DATA_SEGMENT_LENGTH, s.maxBurstLength(),
+                Math.min(s.firstBurstLength(), IserLimits.LOGIN_DATA_SEGMENT_LENGTH), s.maxOutstandingR2T(),
+                s.maxConnections(), s.immediateData(), s.initialR2T(), s.defaultTime2Wait(), s.defaultTime2Retain(),
+                s.commandWindow());
+    }
+
+    /** Connections served on every portal. */
+    public synchronized int connections() {
+        int n = 0;
+        for (IscsiRdmaListener l : portals) {
+            n += l.connections();
+        }
+        return n;
+    }
+
+    /**
+     * Stops listening and disconnects every connection (the sessions were asked to log out by
+     * whoever owns the session registry), waiting at most {@code timeout} for them to go, then
+     * releases the registered memory.
+     */
+    public synchronized void close(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (CmListener l : listeners) {
+            l.close();
+        }
+        for (IscsiRdmaListener l : portals) {
+            l.disconnectAll();
+        }
+        while (connections() > 0 && System.nanoTime() < deadline) {
+            sleepBriefly();
+        }
+        cm.close();
+        device.close();
+        try {
+            memory.close();
+        } catch (RdmaException e) {
+            LOG.debug("iSER: registered memory still in use at close: {}", e.getMessage());
+        }
+        LOG.info("iSER fabric closed");
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(5));
+    }
+
+    private static void sleepBriefly() {
+        try {
+            TimeUnit.MILLISECONDS.sleep(10);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

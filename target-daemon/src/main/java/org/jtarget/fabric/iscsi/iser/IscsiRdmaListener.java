@@ -1,0 +1,157 @@
+package org.jtarget.fabric.iscsi.iser;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.EventExecutor;
+import org.jtarget.fabric.iscsi.spi.IscsiEngine;
+import org.jtarget.fabric.iscsi.spi.IscsiTransport;
+import org.jtarget.rdma.CompletionQueue;
+import org.jtarget.rdma.ProtectionDomain;
+import org.jtarget.rdma.QueuePair;
+import org.jtarget.rdma.QueuePairInitAttributes;
+import org.jtarget.rdma.RdmaDevice;
+import org.jtarget.rdma.RdmaException;
+import org.jtarget.rdma.cm.CmEvent;
+import org.jtarget.rdma.cm.CmEventHandler;
+import org.jtarget.rdma.cm.CmId;
+import org.jtarget.rdma.cm.QueuePairBringUp;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Accepts iSER connections on one connection manager listener (an iSCSI portal marked for
+ * iSER): each connect request that carries a well-formed iSER CM header (RFC 7145 Annex A) gets a
+ * queue pair, a completion queue and an {@link IscsiRdmaTransport} with its engine, on the next
+ * event loop of the group; the accept carries the target's iSER CM header. Requests with a
+ * malformed header are rejected. When a connection ends its transport frees everything of it.
+ *
+ * <p>Events arrive on the connection manager's thread, one at a time; connection work is handed
+ * to each connection's loop.
+ */
+public final class IscsiRdmaListener implements CmEventHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IscsiRdmaListener.class);
+
+    private final RdmaDevice device;
+    private final ProtectionDomain pd;
+    private final RegisteredMemory memory;
+    private final EventExecutorGroup loops;
+    private final ByteBufAllocator alloc;
+    private final IserLimits limits;
+    private final SocketAddress localAddress;
+    private final Duration nopInterval;
+    private final Function<IscsiTransport, ? extends IscsiEngine> engineFactory;
+    private final Map<CmId, IscsiRdmaTransport> connections = new ConcurrentHashMap<>();
+
+    /**
+     * @param memory        registered in {@code pd}
+     * @param localAddress  the portal's address, as the engine reports it (SendTargets, logs)
+     * @param nopInterval   how long a connection may stay silent before the engine pings it (0: never)
+     * @param engineFactory makes each connection's engine over its transport
+     */
+    public IscsiRdmaListener(RdmaDevice device, ProtectionDomain pd, RegisteredMemory memory, EventExecutorGroup loops,
+                             ByteBufAllocator alloc, IserLimits limits, SocketAddress localAddress, Duration nopInterval,
+                             Function<IscsiTransport, ? extends IscsiEngine> engineFactory) {
+        this.device = device;
+        this.pd = pd;
+        this.memory = memory;
+        this.loops = loops;
+        this.alloc = alloc;
+        this.limits = limits;
+        this.localAddress = localAddress;
+        this.nopInterval = nopInterval;
+        this.engineFactory = engineFactory;
+    }
+
+    /** Connections currently served. */
+    public int connections() {
+        return connections.size();
+    }
+
+    /** Disconnects every connection (each then frees itself on its loop). */
+    public void disconnectAll() {
+        for (IscsiRdmaTransport t : connections.values()) {
+            t.close();
+        }
+    }
+
+    @Override
+    public void onEvent(CmEvent e) {
+        switch (e.type()) {
+            case CONNECT_REQUEST -> connectRequest(e.id(), e.privateData());
+            case DISCONNECTED -> disconnected(e.id());
+            default -> {
+                // ESTABLISHED follows our own accept: the transport started before it
+            }
+        }
+    }
+
+    private void connectRequest(CmId id, byte[] privateData) {
+        if (IserCmPrivateData.decode(privateData) instanceof IserDecoded.Malformed<IserCmPrivateData> m) {
+            LOG.info("iSER connect request from {} rejected: {}", id.remoteAddress(), m.reason());
+            id.reject(new byte[0]);
+            return;
+        }
+        EventExecutor loop = loops.next();
+        CompletionRelay relay = new CompletionRelay();
+        IscsiRdmaTransport transport;
+        QueuePair qp;
+        try {
+            int sendQueue = limits.sendDepth() + limits.dataDepth();
+            CompletionQueue cq = device.createCompletionQueue(sendQueue + limits.receiveDepth(), relay);
+            qp = device.createQueuePair(pd, new QueuePairInitAttributes(cq, cq, sendQueue, limits.receiveDepth(), 1, 1));
+            QueuePairBringUp.toInit(qp); // receives are posted before the accept
+            transport = new IscsiRdmaTransport(qp, cq, id, loop, alloc, memory, limits, localAddress, nopInterval,
+                    engineFactory);
+        } catch (RdmaException ex) {
+            LOG.warn("iSER connect request from {} rejected: {}", id.remoteAddress(), ex.getMessage());
+            id.reject(new byte[0]);
+            return;
+        }
+        relay.transport = transport;
+        String refusal = transport.prepare();
+        if (refusal != null) {
+            LOG.warn("iSER connect request from {} rejected: {}", id.remoteAddress(), refusal);
+            id.reject(new byte[0]);
+            loop.execute(transport::disconnected);
+            return;
+        }
+        connections.put(id, transport);
+        // the engine is started before the accept, so the initiator's first SEND finds it ready:
+        // its completion is polled on the same loop, after this task
+        loop.execute(transport::start);
+        try {
+            id.accept(qp, IserCmPrivateData.TARGET_ACCEPT.encode());
+        } catch (RdmaException ex) {
+            LOG.info("iSER connection from {}: accept failed: {}", id.remoteAddress(), ex.getMessage());
+            connections.remove(id);
+            loop.execute(transport::disconnected);
+        }
+    }
+
+    private void disconnected(CmId id) {
+        IscsiRdmaTransport t = connections.remove(id);
+        if (t != null) {
+            t.executor().execute(t::disconnected);
+        }
+    }
+
+    /** The completion queue exists before its transport: the event finds the transport through this. */
+    private static final class CompletionRelay implements org.jtarget.rdma.CompletionChannel {
+        volatile IscsiRdmaTransport transport;
+
+        @Override
+        public void completionEvent(CompletionQueue cq) {
+            IscsiRdmaTransport t = transport;
+            if (t != null) {
+                t.completionEvent();
+            }
+        }
+    }
+}

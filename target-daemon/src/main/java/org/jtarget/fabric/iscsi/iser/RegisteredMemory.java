@@ -1,0 +1,75 @@
+package org.jtarget.fabric.iscsi.iser;
+
+import io.netty.buffer.ByteBuf;
+import org.jtarget.buffer.BufferPool;
+import org.jtarget.buffer.PinnedArena;
+import org.jtarget.rdma.AccessFlag;
+import org.jtarget.rdma.MemoryRegion;
+import org.jtarget.rdma.ProtectionDomain;
+import org.jtarget.rdma.RdmaException;
+
+import java.util.EnumSet;
+
+/**
+ * The memory iSER connections post work requests on: the buffer pool's pinned arena, registered
+ * once in the fabric's protection domain (DESIGN 3), so that no I/O registers anything. Buffers
+ * come from the pool's arena allocator; one that the arena could not hold (the allocator falls
+ * back to ordinary pooled memory when full) is refused, never posted.
+ *
+ * <p>Local access only: the target is the requester of every RDMA READ and WRITE (RFC 7145), so
+ * no rkey of this region ever leaves the daemon.
+ */
+public final class RegisteredMemory implements AutoCloseable {
+
+    private final BufferPool pool;
+    private final MemoryRegion region;
+
+    private RegisteredMemory(BufferPool pool, MemoryRegion region) {
+        this.pool = pool;
+        this.region = region;
+    }
+
+    /**
+     * Registers the pool's pinned arena in {@code pd}.
+     *
+     * @throws IllegalStateException if the pool has no pinned arena (iSER needs one)
+     * @throws RdmaException         if the device refuses the registration
+     */
+    public static RegisteredMemory register(ProtectionDomain pd, BufferPool pool) throws RdmaException {
+        PinnedArena arena = pool.pinnedArena();
+        if (arena == null) {
+            throw new IllegalStateException("iSER needs the buffer pool's pinned arena (daemon.buffer-pool.pinned-size)");
+        }
+        return new RegisteredMemory(pool, pd.registerMemoryRegion(arena.segment(), EnumSet.of(AccessFlag.LOCAL_WRITE)));
+    }
+
+    /** A registered buffer of {@code size} bytes (caller owns it), or null when the arena is exhausted. */
+    public ByteBuf buffer(int size) {
+        ByteBuf b = pool.ioBuffer(size);
+        if (!contains(b, 0, size)) {
+            b.release();
+            return null;
+        }
+        return b;
+    }
+
+    /** True if bytes {@code [index, index + length)} of {@code b} lie in the registered region. */
+    public boolean contains(ByteBuf b, int index, int length) {
+        return b.hasMemoryAddress() && region.offsetOf(b.memoryAddress() + index, length) >= 0;
+    }
+
+    /** The virtual address of byte {@code index} of a buffer that {@link #contains} accepted. */
+    public long address(ByteBuf b, int index) {
+        return b.memoryAddress() + index;
+    }
+
+    public int lkey() {
+        return region.lkey();
+    }
+
+    /** Deregisters the region (the connections must be gone). */
+    @Override
+    public void close() throws RdmaException {
+        region.protectionDomain().deregister(region);
+    }
+}

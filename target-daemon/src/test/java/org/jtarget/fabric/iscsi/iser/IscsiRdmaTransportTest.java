@@ -1,0 +1,198 @@
+package org.jtarget.fabric.iscsi.iser;
+
+import io.netty.channel.EventLoopGroup;
+import org.jtarget.backstore.memory.MemoryBackstore;
+import org.jtarget.buffer.BufferPool;
+import org.jtarget.buffer.PinnedArena;
+import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
+import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
+import org.jtarget.fabric.iscsi.login.LoginSettings;
+import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
+import org.jtarget.fabric.iscsi.pdu.Opcode;
+import org.jtarget.fabric.iscsi.session.ConnectionSettings;
+import org.jtarget.fabric.iscsi.session.IscsiConnection;
+import org.jtarget.fabric.iscsi.session.SessionRegistry;
+import org.jtarget.fabric.iscsi.tcp.IscsiTcpFabric;
+import org.jtarget.io.LunIoExecutors;
+import org.jtarget.rdma.ProtectionDomain;
+import org.jtarget.rdma.RdmaDevice;
+import org.jtarget.rdma.cm.ConnectionManager;
+import org.jtarget.rdma.cm.CmEventType;
+import org.jtarget.rdma.cm.CmListener;
+import org.jtarget.rdma.loopback.LoopbackConnectionManager;
+import org.jtarget.rdma.loopback.LoopbackDevice;
+import org.jtarget.scsi.alua.TargetPortGroups;
+import org.jtarget.scsi.lun.LogicalUnitDefinition;
+import org.jtarget.scsi.lun.NodeAcl;
+import org.jtarget.scsi.lun.TargetRegistry;
+import org.jtarget.scsi.spi.ScsiStatus;
+import org.jtarget.scsi.spi.TargetCore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * iSER end to end in one process: a test initiator that behaves on the wire as Linux's ib_iser
+ * ({@link IserTestInitiator}) against the real engine, core and a memory LUN, over the loopback
+ * RDMA provider and {@link IscsiRdmaListener}: the iSER CM exchange, an iSER-assisted login with
+ * RDMAExtensions=Yes, INQUIRY, and 1 MiB written by RDMA READ and read back by RDMA WRITE.
+ */
+class IscsiRdmaTransportTest {
+
+
+    private static final String TARGET = "iqn.2024-01.org.jtarget:iser";
+    private static final String INITIATOR = "iqn.2024-01.org.jtarget:ini";
+    private static final InetSocketAddress PORTAL = new InetSocketAddress("127.0.0.1", 3260);
+    /** 256 KiB per RDMA transfer, 2 READs per task in flight: a 1 MiB transfer takes 4 of each. */
+    private static final IserLimits LIMITS = new IserLimits(24, 8, 8192, 256 << 10, 2);
+
+    private RdmaDevice device;
+    private ConnectionManager cm;
+    private SocketAddress portalAddress;
+    private Runnable closeProvider = () -> { };
+    private EventLoopGroup loops;
+    private BufferPool pool;
+    private LunIoExecutors io;
+    private RegisteredMemory memory;
+    private IscsiRdmaListener listener;
+    private CmListener listening;
+    private IserTestInitiator initiator;
+
+    /** The provider under test: loopback here, iwarp in {@link IscsiRdmaTransportIwarpTest}. */
+    void provider() throws Exception {
+        LoopbackDevice loopback = new LoopbackDevice();
+        device = loopback;
+        cm = new LoopbackConnectionManager(loopback);
+    }
+
+    /** The provider of a subclass. */
+    void provider(RdmaDevice device, ConnectionManager cm, Runnable close) {
+        this.device = device;
+        this.cm = cm;
+        this.closeProvider = close;
+    }
+
+    /** The address to listen on (the loopback provider takes any; iwarp a free port). */
+    SocketAddress listenAddress() {
+        return PORTAL;
+    }
+
+    @BeforeEach
+    void target() throws Exception {
+        provider();
+        loops = IscsiTcpFabric.newEventLoopGroup(1);
+        pool = new BufferPool(1, PinnedArena.map(64 << 20, false));
+        io = new LunIoExecutors(1, 64);
+        TargetRegistry registry = new TargetRegistry(io, null);
+        MemoryBackstore store = new MemoryBackstore("m", 512, 8192, true, false, 65536);
+        TargetCore core = registry.addTarget(new TargetRegistry.TargetSpec(TARGET,
+                List.of(new LogicalUnitDefinition(0, store, false, false)), NodeAcl.ANY, new TargetPortGroups(),
+                List.of(), Map.of())).core();
+        IscsiPortalDefinition portal = new IscsiPortalDefinition("iser", "127.0.0.1", 3260, 1);
+        IscsiTargetDefinition target = new IscsiTargetDefinition(TARGET, null, core, List.of("*"), null,
+                List.of(portal));
+        LoginSettings settings = new LoginSettings(8192, 1 << 20, 262144, 8, 2, true, false, 2, 20, 16);
+        ProtectionDomain pd = device.allocateProtectionDomain();
+        memory = RegisteredMemory.register(pd, pool);
+        SessionRegistry sessions = new SessionRegistry();
+        listener = new IscsiRdmaListener(device, pd, memory, loops, pool.allocator(), LIMITS, PORTAL,
+                Duration.ZERO, t -> new IscsiConnection(t, sessions, portal, List.of(target), settings,
+                        ConnectionSettings.defaults()));
+        listening = cm.listen(listenAddress(), listener);
+        portalAddress = listening.localAddress();
+        initiator = new IserTestInitiator(device);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        initiator.close();
+        listening.close();
+        listener.disconnectAll();
+        for (int i = 0; i < 200 && listener.connections() > 0; i++) {
+            Thread.sleep(10);
+        }
+        cm.close();
+        closeProvider.run();
+        loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        io.shutdown(Duration.ofSeconds(5));
+        pool.close();
+    }
+
+    @Test
+    void loginInquiryAndOneMebibyteWrittenAndReadBack() throws Exception {
+        byte[] accept = initiator.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
+        assertThat(accept).containsExactly(0xc0, 0, 0, 0); // isert's answer: no ZBVA, no send-with-invalidate
+        assertThat(initiator.login(INITIATOR, TARGET)).isZero(); // Status-Class 0: success
+
+        try (ScsiResponse inquiry = scsi(new byte[] {0x12, 0, 0, 0, 96, 0}, true, false, 96)) {
+            assertThat(inquiry.byte3()).isEqualTo(ScsiStatus.GOOD);
+        }
+        assertThat(initiator.memory.getByte(IserTestInitiator.READ_AREA) & 0x1f).isZero(); // direct access block device
+        assertThat(initiator.memory.getUnsignedByte(IserTestInitiator.READ_AREA + 4)).isGreaterThanOrEqualTo((short) 31);
+
+        int n = IserTestInitiator.DATA_SIZE;
+        for (int i = 0; i < n; i++) {
+            initiator.memory.setByte(IserTestInitiator.WRITE_AREA + i, i * 31 + (i >>> 12));
+        }
+        byte[] write10 = {0x2a, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0}; // 2048 blocks of 512 at LBA 0
+        try (ScsiResponse written = scsi(write10, false, true, n)) {
+            assertThat(written.byte3()).isEqualTo(ScsiStatus.GOOD);
+            assertThat(written.residualCount()).isZero();
+        }
+        initiator.memory.setZero(IserTestInitiator.READ_AREA, n);
+        byte[] read10 = {0x28, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0};
+        try (ScsiResponse read = scsi(read10, true, false, n)) {
+            assertThat(read.byte3()).isEqualTo(ScsiStatus.GOOD);
+            assertThat(read.residualCount()).isZero();
+        }
+        assertThat(initiator.memory.slice(IserTestInitiator.READ_AREA, n))
+                .isEqualTo(initiator.memory.slice(IserTestInitiator.WRITE_AREA, n));
+    }
+
+    @Test
+    void malformedCmHeaderIsRejected() throws Exception {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> initiator.connect(cm, portalAddress, new byte[] {(byte) 0x80, 0}))
+                .hasMessageContaining("REJECTED");
+        assertThat(listener.connections()).isZero();
+    }
+
+    @Test
+    void malformedIserHeaderEndsThatConnectionOnly() throws Exception {
+        initiator.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
+        initiator.sendRaw(new byte[] {0x70, 0, 0, 0}); // opcode 0x7: not in RFC 7145
+        assertThat(initiator.nextEvent(5).type()).isEqualTo(CmEventType.DISCONNECTED);
+        for (int i = 0; i < 200 && listener.connections() > 0; i++) {
+            Thread.sleep(10);
+        }
+        assertThat(listener.connections()).isZero();
+
+        try (IserTestInitiator other = new IserTestInitiator(device)) {
+            other.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
+            assertThat(other.login(INITIATOR, TARGET)).isZero(); // the portal still serves others
+        }
+    }
+
+    /** A SCSI command whose response must be a SCSI Response PDU; closes as it is released. */
+    private ScsiResponse scsi(byte[] cdb, boolean read, boolean write, int edtl) throws Exception {
+        IscsiPdu rsp = initiator.command(cdb, read, write, edtl);
+        assertThat(rsp.opcode()).isEqualTo(Opcode.SCSI_RESPONSE);
+        return new ScsiResponse(rsp);
+    }
+
+    /** A response PDU usable in try-with-resources. */
+    private record ScsiResponse(IscsiPdu pdu) implements AutoCloseable {
+        int byte3() { return pdu.byte3(); }
+        int residualCount() { return pdu.residualCount(); }
+        @Override public void close() { pdu.release(); }
+    }
+}
