@@ -41,7 +41,8 @@ final class SessionSetup {
 
     /** A logged-in Normal session on the URL's LU, UNIT ATTENTION cleared; exit 3 if login fails. */
     static RawIscsiClient open(BenchArguments a) throws IOException, CliFailure {
-        RawIscsiClient client = RawIscsiClient.connect(a.url().host(), a.url().port(), a.timeout());
+        // over iSER: one registered data slot per queue slot, each as large as a command's transfer
+        RawIscsiClient client = InitiatorSession.connect(a.url(), a.timeout(), a.queueDepth(), a.blockBytes());
         try {
             ChapCredentials chap = a.url().hasCredentials()
                     ? new ChapCredentials(a.url().user(), a.url().secret()) : null;
