@@ -93,7 +93,7 @@ class IserDataIntegrityIT {
     }
 
     /** SHA-256 of the {@link #BYTES} bytes the pattern makes, as the CLI writes them (one stream). */
-    private static String patternSha256() throws CliFailure, NoSuchAlgorithmException {
+    private static String patternSha256() throws CliFailure, IOException, NoSuchAlgorithmException {
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
         DataPattern pattern = DataPattern.parse(PATTERN);
         byte[] chunk = new byte[1 << 20];
