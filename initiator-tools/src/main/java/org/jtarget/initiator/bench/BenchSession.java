@@ -84,10 +84,10 @@ final class BenchSession {
         this.lbas = plan.lbas(index);
         this.mix = new SplittableRandom(plan.seed() ^ (0x9E3779B97F4A7C15L * (index + 1)));
         this.payloads = new Payloads(plan.blockBytes(), plan.seed() + index);
-        int fbl = SessionSetup.negotiatedNumber(client, "FirstBurstLength", 65536);
         this.segmentBytes = client.targetMaxRecvDataSegmentLength();
-        this.immediateBytes = SessionSetup.immediateData(client)
-                ? Math.min(plan.blockBytes(), Math.min(fbl, segmentBytes)) : 0;
+        int immediate = Math.min(plan.blockBytes(), client.immediateDataLimit());
+        // over iSER a write is either wholly immediate or wholly fetched by RDMA READ
+        this.immediateBytes = client.directData() != null && immediate < plan.blockBytes() ? 0 : immediate;
         int qd = plan.queueDepth();
         commands = new RawPdu[qd];
         itts = new int[qd];
@@ -201,7 +201,7 @@ final class BenchSession {
             client.send(cmd);
         } else {
             int bytes = plan.blockBytes();
-            direct.sendCommand(cmd, slot, write ? 0 : bytes, write ? bytes : 0);
+            direct.sendCommand(cmd, slot, write ? 0 : bytes, write && immediateBytes == 0 ? bytes : 0);
         }
         cmdSn++;
     }

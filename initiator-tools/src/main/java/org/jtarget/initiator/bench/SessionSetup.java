@@ -71,19 +71,4 @@ final class SessionSetup {
         ScsiResult r10 = client.execute(lun, ScsiCdbs.readCapacity10(), Capacity.RC10_LENGTH);
         return Capacity.decode10(InitiatorSession.check(r10, "READ CAPACITY (10)").data());
     }
-
-    /** A negotiated number, or {@code otherwise} when absent or not a number. */
-    static int negotiatedNumber(RawIscsiClient client, String key, int otherwise) {
-        String v = client.negotiated().get(key);
-        if (v == null || !v.trim().matches("[0-9]{1,9}")) {
-            return otherwise;
-        }
-        return Integer.parseInt(v.trim());
-    }
-
-    /** Whether the target agreed to ImmediateData=Yes (RFC 7143 13.11: both must say Yes). */
-    static boolean immediateData(RawIscsiClient client) {
-        String v = client.negotiated().get("ImmediateData");
-        return v != null && v.trim().equals("Yes");
-    }
 }

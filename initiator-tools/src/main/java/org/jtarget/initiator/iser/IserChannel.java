@@ -95,7 +95,8 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
     private final long sendBase;
     private final long dataBase;
     private final WorkRequest wr = new WorkRequest(1);
-    private final WorkCompletion[] wc = {new WorkCompletion()};
+    /** Completions taken per poll: a burst of responses costs one wake-up. */
+    private final WorkCompletion[] wc = newCompletions(16);
     /** Send buffers free for a PDU (a stack of indices). */
     private final int[] freeSends;
     private int freeSendCount;
@@ -199,8 +200,11 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
     /**
      * RFC 7145 6.3-6.7: iSER on ({@code RDMAExtensions=Yes}) with the control-PDU sizes our buffers
      * hold, {@code MaxRecvDataSegmentLength} and {@code MaxOutstandingR2T} left out (they do not
-     * apply), {@code FirstBurstLength} too (irrelevant without unsolicited data), no digests, and every Data-Out fetched by the target ({@code InitialR2T=Yes},
-     * {@code ImmediateData=No}): the whole write buffer is then what the write STag names.
+     * apply), no digests, {@code InitialR2T=Yes} (no unsolicited Data-Out PDUs) and
+     * {@code ImmediateData=Yes} with {@code FirstBurstLength} of one SEND's data: a write that fits
+     * goes whole as immediate data in its command's SEND, any larger one goes without immediate
+     * data and the target fetches all of it from the write STag's base (so no implementation can
+     * disagree on where a solicited part starts).
      *
      * @throws IllegalArgumentException when the caller asked for digests, which iSER does not carry
      */
@@ -215,10 +219,9 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
         }
         keys.remove("MaxRecvDataSegmentLength");
         keys.remove("MaxOutstandingR2T");
-        // RFC 7143 13.14: irrelevant without unsolicited data; a target that offers it is answered
-        keys.remove("FirstBurstLength");
         keys.put("InitialR2T", "Yes");
-        keys.put("ImmediateData", "No");
+        keys.put("ImmediateData", "Yes");
+        keys.put("FirstBurstLength", Integer.toString(SEND_DATA_SEGMENT_LENGTH));
         keys.put("RDMAExtensions", "Yes");
         keys.put("InitiatorRecvDataSegmentLength", Integer.toString(RECEIVE_DATA_SEGMENT_LENGTH));
         keys.put("TargetRecvDataSegmentLength", Integer.toString(SEND_DATA_SEGMENT_LENGTH));
@@ -388,8 +391,8 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
     // ------------------------------------------------------------------ completions
 
     /**
-     * Polls one completion (waiting until {@code deadline}): a SEND frees its buffer, a receive is
-     * queued for {@link #read}. Returns false when the connection is gone (a flushed request).
+     * Polls the completions there are (waiting until {@code deadline} for one): a SEND frees its
+     * buffer, a receive is queued for {@link #read}. Returns false when the connection is gone (a flushed request).
      *
      * @throws SocketTimeoutException when nothing completes before the deadline
      */
@@ -408,7 +411,11 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
                 throw new InterruptedIOException("interrupted while waiting for an iSER completion");
             }
             if (n > 0) {
-                return completed(wc[0]);
+                boolean alive = true;
+                for (int i = 0; i < n; i++) {
+                    alive &= completed(wc[i]);
+                }
+                return alive;
             }
             if (termination.isDone() && cq.size() == 0) {
                 return false;
@@ -500,6 +507,14 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
         }
         return "the target disconnected" + (termination.getNow(null) != null && termination.getNow(null).length > 0
                 ? " (" + TcpConnectionManager.terminationStatus(termination.getNow(null)) + ")" : "");
+    }
+
+    private static WorkCompletion[] newCompletions(int n) {
+        WorkCompletion[] a = new WorkCompletion[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = new WorkCompletion();
+        }
+        return a;
     }
 
     private static long align(long n, int to) {

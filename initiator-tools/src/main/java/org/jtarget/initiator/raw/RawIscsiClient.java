@@ -435,9 +435,11 @@ public final class RawIscsiClient implements AutoCloseable {
     }
 
     /**
-     * A command over a channel that places data directly (RFC 7145): the Data-Out is staged in
-     * slot 0 before the command, the Data-In is in slot 0 when the SCSI Response arrives (the
-     * target sends it after its RDMA WRITEs on the same queue pair), EDTL less the underflow.
+     * A command over a channel that places data directly (RFC 7145): a write that fits the
+     * immediate data allowed goes whole in the command PDU; a larger one is staged in slot 0 and
+     * fetched by the target, all of it (no immediate part). The Data-In is in slot 0 when the SCSI
+     * Response arrives (the target sends it after its RDMA WRITEs on the same queue pair), EDTL
+     * less the underflow.
      */
     private ScsiResult executeDirect(PduChannel.DirectData direct, int lun, byte[] cdb, int readLength,
                                      byte[] writeData) throws IOException {
@@ -450,10 +452,13 @@ public final class RawIscsiClient implements AutoCloseable {
         int itt = nextItt++;
         RawPdu command = InitiatorPdus.scsiCommand(lun, itt, cmdSn, expStatSn, cdb, !write && readLength > 0, write,
                 edtl);
-        if (write) {
+        boolean whollyImmediate = write && writeData.length <= immediateDataLimit();
+        if (whollyImmediate) {
+            command.data(writeData);
+        } else if (write) {
             direct.stage(0, writeData, 0, writeData.length);
         }
-        direct.sendCommand(command, 0, write ? 0 : readLength, write ? writeData.length : 0);
+        direct.sendCommand(command, 0, write ? 0 : readLength, write && !whollyImmediate ? writeData.length : 0);
         cmdSn++;
         String what = "SCSI command 0x" + Integer.toHexString(cdb[0] & 0xff);
         RawPdu rsp = readForTask(itt, what);
@@ -467,6 +472,11 @@ public final class RawIscsiClient implements AutoCloseable {
         byte[] dataIn = new byte[placed];
         direct.take(0, dataIn, 0, placed);
         return new ScsiResult(rsp.u8(3), rsp.u8(2), dataIn, sense(rsp), residual);
+    }
+
+    /** The most bytes of a write that may ride in its command PDU: 0 unless ImmediateData=Yes (RFC 7143 13.11). */
+    public int immediateDataLimit() {
+        return immediateData ? Math.min(firstBurstLength, targetMaxRecvDataSegmentLength) : 0;
     }
 
     private int copyDataIn(RawPdu pdu, byte[] dataIn) throws IscsiProtocolException {
