@@ -2,18 +2,15 @@ package org.jtarget.initiator.iser;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.ConfigLoader;
 import org.jtarget.daemon.TargetRuntime;
-import org.jtarget.initiator.cli.JtargetInitiator;
+import org.jtarget.initiator.cli.CliRun;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,10 +46,6 @@ class IserCliTest {
     private String iser;
     private String tcp;
 
-    /** One run of the CLI. */
-    private record Run(int code, String out, String err) {
-    }
-
     @BeforeEach
     void start() throws Exception {
         int tcpPort = freePort();
@@ -83,22 +76,18 @@ class IserCliTest {
         }
     }
 
-    private static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = JtargetInitiator.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static CliRun run(String... args) {
+        return CliRun.run(args);
     }
 
     @Test
     void inquiryAndReadcapOverIser() {
-        Run inquiry = run("inquiry", iser);
+        CliRun inquiry = run("inquiry", iser);
         assertThat(inquiry.code()).as(inquiry.err()).isZero();
         assertThat(inquiry.out()).contains("JTARGET").isEqualTo(run("inquiry", tcp).out());
-        Run vpd = run("inquiry", iser, "--vpd", "0x80");
+        CliRun vpd = run("inquiry", iser, "--vpd", "0x80");
         assertThat(vpd.code()).as(vpd.err()).isZero();
-        Run readcap = run("readcap", iser);
+        CliRun readcap = run("readcap", iser);
         assertThat(readcap.code()).as(readcap.err()).isZero();
         assertThat(readcap.out()).isEqualTo(run("readcap", tcp).out()).contains("Bytes: 8388608");
     }
@@ -107,11 +96,11 @@ class IserCliTest {
     void writeReadAndVerifyOverIserMatchWhatTcpSees() throws Exception {
         // 3 MiB and a bit from LBA 7: four 1 MiB commands, the last one short
         String blocks = "" + ((3 << 20) / 512 + 5);
-        Run w = run("write", iser, "--lba", "7", "--blocks", blocks, "--pattern", "random:15");
+        CliRun w = run("write", iser, "--lba", "7", "--blocks", blocks, "--pattern", "random:15");
         assertThat(w.code()).as(w.err()).isZero();
         assertThat(run("verify", iser, "--lba", "7", "--blocks", blocks, "--pattern", "random:15").code()).isZero();
         assertThat(run("verify", tcp, "--lba", "7", "--blocks", blocks, "--pattern", "random:15").code()).isZero();
-        Run wrong = run("verify", iser, "--lba", "7", "--blocks", blocks, "--pattern", "random:16");
+        CliRun wrong = run("verify", iser, "--lba", "7", "--blocks", blocks, "--pattern", "random:16");
         assertThat(wrong.code()).isEqualTo(1);
 
         Path viaIser = dir.resolve("iser.bin");
@@ -124,23 +113,23 @@ class IserCliTest {
 
     @Test
     void digestsAreAUsageErrorOverIser() {
-        Run r = run("inquiry", iser, "--digests");
+        CliRun r = run("inquiry", iser, "--digests");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("--digests is not valid with an iser:// URL");
     }
 
     @Test
     void benchAndCrashcheckRunOverIser() throws Exception {
-        Run bench = run("bench", "--url", iser, "--qd", "4", "--bs", "64k", "--rw", "randrw", "--seconds", "1",
+        CliRun bench = run("bench", "--url", iser, "--qd", "4", "--bs", "64k", "--rw", "randrw", "--seconds", "1",
                 "--ramp", "0", "--blocks", "4096");
         assertThat(bench.code()).as(bench.err() + bench.out()).isZero();
         assertThat(bench.out()).contains("read").contains("write");
 
         Path journal = dir.resolve("journal");
-        Run write = run("crashcheck", "write", "--url", iser, "--journal", journal.toString(), "--seconds", "1",
+        CliRun write = run("crashcheck", "write", "--url", iser, "--journal", journal.toString(), "--seconds", "1",
                 "--blocks", "256");
         assertThat(write.code()).as(write.err() + write.out()).isZero();
-        Run verify = run("crashcheck", "verify", "--url", iser, "--journal", journal.toString());
+        CliRun verify = run("crashcheck", "verify", "--url", iser, "--journal", journal.toString());
         assertThat(verify.code()).as(verify.err() + verify.out()).isZero();
         assertThat(verify.out()).contains(" 0 lost");
     }
