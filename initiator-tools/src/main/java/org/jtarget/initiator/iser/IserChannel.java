@@ -349,7 +349,9 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
         MemorySegment.copy(ahs, 0, memory, ValueLayout.JAVA_BYTE, p, ahs.length);
         p += ahs.length;
         MemorySegment.copy(data, 0, memory, ValueLayout.JAVA_BYTE, p, data.length);
-        memory.asSlice(p + data.length, RawPdu.paddedLength(data.length) - data.length).fill((byte) 0);
+        for (int pad = data.length; pad < RawPdu.paddedLength(data.length); pad++) {
+            memory.set(ValueLayout.JAVA_BYTE, p + pad, (byte) 0); // no slice object per PDU
+        }
         postSend(buffer, length);
     }
 
