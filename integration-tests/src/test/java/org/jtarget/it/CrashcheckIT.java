@@ -36,6 +36,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * <p>Negative tests prove verify can fail: the same crash on a memory LUN (which forgets everything
  * when the daemon dies) reports every journaled block lost, and one journaled block overwritten
  * behind its back with {@code jtarget-initiator write} is reported as {@code 1 lost}, exit 1.
+ *
+ * <p>The daemon serves the LUNs on a TCP and an iSER portal (RFC 7145 over the iwarp provider, its
+ * pinned arena small enough for the usual 8 MiB memlock limit); the crash test runs over both
+ * transports, and over iSER the daemon is killed five times in a row, verify after each restart.
  */
 class CrashcheckIT {
 
@@ -55,27 +59,31 @@ class CrashcheckIT {
 
     private Path config;
     private int port;
+    private int iserPort;
     private DaemonProcess daemon;
     private Process writer;
 
     @BeforeEach
     void start() throws IOException {
         port = DaemonProcess.freePort();
+        iserPort = DaemonProcess.freePort();
         config = DaemonConfig.write(dir, """
+                daemon: { buffer-pool: { pinned-size: 6MiB, pin: true } }
                 portals:
                   - name: default
                     listen: 127.0.0.1:%d
+                  - { name: rdma, listen: "127.0.0.1:%d", portal-group-tag: 2, transport: iser }
                 backstores:
                   - { name: file0, type: file, path: data/file0.img, size: 64MiB, create: true, write-cache: true }
                   - { name: ram0, type: memory, size: 16MiB }
                 targets:
                   - iqn: %s
-                    portals: [default]
+                    portals: [default, rdma]
                     luns:
                       - { lun: 0, backstore: file0 }
                       - { lun: 1, backstore: ram0 }
                     acl: ["*"]
-                """.formatted(port, IQN));
+                """.formatted(port, iserPort, IQN));
         daemon = DaemonProcess.start(config, port);
     }
 
@@ -90,7 +98,20 @@ class CrashcheckIT {
     @ParameterizedTest(name = "mode {0}")
     @ValueSource(strings = {"fua", "sync"})
     void noAcknowledgedWriteIsLostWhenTheDaemonIsKilled(String mode) throws Exception {
-        ClientTool.Result v = writeKillRestartVerify(FILE_LUN, mode);
+        assertNoneLost(writeKillRestartVerify(url(FILE_LUN), "journal-" + mode, mode));
+    }
+
+    /** Issue 15: crashcheck over iSER with five SIGKILLs of the daemon, 0 lost after every restart. */
+    @Test
+    void noAcknowledgedWriteIsLostOverIserAcrossFiveKills() throws Exception {
+        for (int kill = 1; kill <= 5; kill++) {
+            ClientTool.Result v = writeKillRestartVerify(iserUrl(FILE_LUN), "journal-iser", "fua");
+            assertThat(v.stdout()).as(v.describe()).contains("journal: " + kill + " runs");
+            assertNoneLost(v);
+        }
+    }
+
+    private static void assertNoneLost(ClientTool.Result v) {
         assertThat(v.exitCode()).as(v.describe()).isZero();
         Matcher m = SUMMARY.matcher(v.stdout());
         assertThat(m.find()).as(v.describe()).isTrue();
@@ -101,7 +122,7 @@ class CrashcheckIT {
 
     @Test
     void aStoreThatForgetsAcknowledgedWritesIsCaught() throws Exception {
-        ClientTool.Result v = writeKillRestartVerify(MEMORY_LUN, "fua");
+        ClientTool.Result v = writeKillRestartVerify(url(MEMORY_LUN), "journal-memory", "fua");
         assertThat(v.exitCode()).as(v.describe()).isEqualTo(CliFailure.MISCOMPARE);
         assertThat(v.stdout()).as(v.describe())
                 .contains("verified " + REGION_BLOCKS + " blocks, " + REGION_BLOCKS + " lost")
@@ -110,14 +131,15 @@ class CrashcheckIT {
     }
 
     /**
-     * Runs {@code crashcheck write --seconds 30} on {@code lun}, SIGKILLs the daemon once
-     * {@link #MIN_ACKS} writes are journaled, checks the writer ends by itself with the
+     * Runs {@code crashcheck write --seconds 30} on the LU at {@code url}, SIGKILLs the daemon once
+     * {@link #MIN_ACKS} more writes are journaled, checks the writer ends by itself with the
      * connection-lost exit code, restarts the daemon on the same config and runs verify.
      */
-    private ClientTool.Result writeKillRestartVerify(int lun, String mode) throws Exception {
-        Path journal = dir.resolve("journal-" + lun + "-" + mode);
-        writer = startWriter(lun, journal, mode);
-        awaitAcknowledgements(journal, MIN_ACKS);
+    private ClientTool.Result writeKillRestartVerify(String url, String journalName, String mode) throws Exception {
+        Path journal = dir.resolve(journalName);
+        long before = Files.exists(journal) ? Files.size(journal) : 0;
+        writer = startWriter(url, journal, mode);
+        awaitAcknowledgements(journal, before, MIN_ACKS);
 
         daemon.kill(); // SIGKILL: no shutdown hook, no flush, the connection just drops
         daemon.awaitExit(Duration.ofSeconds(10));
@@ -128,7 +150,7 @@ class CrashcheckIT {
         assertThat(writerOutput()).contains("connection lost after").contains("is intact");
 
         daemon = DaemonProcess.start(config, port);
-        return cli("crashcheck", "verify", "--url", url(lun), "--journal", journal.toString());
+        return cli("crashcheck", "verify", "--url", url, "--journal", journal.toString());
     }
 
     @Test
@@ -158,6 +180,10 @@ class CrashcheckIT {
         return "iscsi://" + DaemonProcess.HOST + ":" + port + "/" + IQN + "/" + lun;
     }
 
+    private String iserUrl(int lun) {
+        return "iser://" + DaemonProcess.HOST + ":" + iserPort + "/" + IQN + "/" + lun;
+    }
+
     private static Path cliScript() {
         Path cli = DaemonProcess.home().resolve("initiator-tools/bin/jtarget-initiator");
         assertThat(Files.isExecutable(cli)).as(cli + " executable").isTrue();
@@ -172,8 +198,8 @@ class CrashcheckIT {
     }
 
     /** {@code crashcheck write --seconds 30} as a background process, output to files in the test folder. */
-    private Process startWriter(int lun, Path journal, String mode) throws IOException {
-        return new ProcessBuilder(cliScript().toString(), "crashcheck", "write", "--url", url(lun), "--journal",
+    private Process startWriter(String url, Path journal, String mode) throws IOException {
+        return new ProcessBuilder(cliScript().toString(), "crashcheck", "write", "--url", url, "--journal",
                 journal.toString(), "--seconds", "30", "--mode", mode, "--lba", "0", "--blocks",
                 Integer.toString(REGION_BLOCKS))
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
@@ -182,9 +208,12 @@ class CrashcheckIT {
                 .start();
     }
 
-    /** Polls the journal's length until it holds {@code acks} ACK records; bounded by {@link #JOURNAL_WAIT}. */
-    private void awaitAcknowledgements(Path journal, int acks) throws IOException, InterruptedException {
-        long want = (long) (acks + 1) * JournalRecord.LENGTH; // + the RUN record
+    /**
+     * Polls the journal's length until it holds {@code acks} ACK records beyond its first
+     * {@code before} bytes; bounded by {@link #JOURNAL_WAIT}.
+     */
+    private void awaitAcknowledgements(Path journal, long before, int acks) throws IOException, InterruptedException {
+        long want = before + (long) (acks + 1) * JournalRecord.LENGTH; // + the RUN record
         long deadline = System.nanoTime() + JOURNAL_WAIT.toNanos();
         while (!Files.exists(journal) || Files.size(journal) < want) {
             if (!writer.isAlive()) {

@@ -8,6 +8,7 @@ import org.jtarget.initiator.cli.InitiatorSession;
 import org.jtarget.initiator.raw.InitiatorPdus;
 import org.jtarget.initiator.raw.IscsiOpcodes;
 import org.jtarget.initiator.raw.IscsiProtocolException;
+import org.jtarget.initiator.raw.PduChannel;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.RawPdu;
 import org.jtarget.initiator.raw.ScsiCdbs;
@@ -25,6 +26,12 @@ import org.jtarget.initiator.raw.ScsiResult;
  * the target's R2Ts (RFC 7143 11.8). The Initiator Task Tag holds the slot in its low 16 bits and a
  * sequence number above, so a stray answer is recognised. The raw client itself still makes the
  * wire bytes of each PDU in a new array (and reads each received one into new arrays).
+ *
+ * <p>Over iSER ({@link PduChannel.DirectData}) each queue slot also owns a registered data slot that
+ * its commands name in the iSER header: the target RDMA WRITEs read data into it and RDMA READs
+ * write data from it, so neither Data-In nor R2T arrives. The payload is staged into every data slot
+ * once, before the clock starts, as an application would hand its own registered buffers over;
+ * after a read a slot holds the read's bytes, which the next write sends (bench checks no data).
  */
 final class BenchSession {
 
@@ -56,6 +63,8 @@ final class BenchSession {
     private final boolean[] busy;
     private final int[] free;
     private final RawPdu dataOut;
+    /** The registered data slots over iSER, or null over TCP. */
+    private final PduChannel.DirectData direct;
     private final DirectionStats reads = new DirectionStats();
     private final DirectionStats writes = new DirectionStats();
     private int freeCount;
@@ -75,10 +84,10 @@ final class BenchSession {
         this.lbas = plan.lbas(index);
         this.mix = new SplittableRandom(plan.seed() ^ (0x9E3779B97F4A7C15L * (index + 1)));
         this.payloads = new Payloads(plan.blockBytes(), plan.seed() + index);
-        int fbl = SessionSetup.negotiatedNumber(client, "FirstBurstLength", 65536);
         this.segmentBytes = client.targetMaxRecvDataSegmentLength();
-        this.immediateBytes = SessionSetup.immediateData(client)
-                ? Math.min(plan.blockBytes(), Math.min(fbl, segmentBytes)) : 0;
+        int immediate = Math.min(plan.blockBytes(), client.immediateDataLimit());
+        // over iSER a write is either wholly immediate or wholly fetched by RDMA READ
+        this.immediateBytes = client.directData() != null && immediate < plan.blockBytes() ? 0 : immediate;
         int qd = plan.queueDepth();
         commands = new RawPdu[qd];
         itts = new int[qd];
@@ -92,9 +101,24 @@ final class BenchSession {
             free[freeCount++] = qd - 1 - slot;
         }
         dataOut = InitiatorPdus.dataOut(plan.lun(), 0, 0, 0, 0, 0, NO_DATA, false);
+        direct = client.directData();
+        if (direct != null) {
+            stageDataSlots(qd);
+        }
         expStatSn = client.ping().word24() + 1;
         cmdSn = client.cmdSn();
         maxCmdSn = client.maxCmdSn();
+    }
+
+    private void stageDataSlots(int qd) {
+        if (direct.slots() < qd || direct.slotBytes() < plan.blockBytes()) {
+            throw new IllegalArgumentException("the connection has " + direct.slots() + " data slots of "
+                    + direct.slotBytes() + " bytes, the plan needs " + qd + " of " + plan.blockBytes());
+        }
+        byte[] payload = payloads.of(plan.blockBytes());
+        for (int slot = 0; slot < qd; slot++) {
+            direct.stage(slot, payload, 0, payload.length);
+        }
     }
 
     private RawPdu newCommand() {
@@ -173,7 +197,12 @@ final class BenchSession {
         writing[slot] = write;
         lbaOf[slot] = lba;
         sentAt[slot] = System.nanoTime();
-        client.send(cmd);
+        if (direct == null) {
+            client.send(cmd);
+        } else {
+            int bytes = plan.blockBytes();
+            direct.sendCommand(cmd, slot, write ? 0 : bytes, write && immediateBytes == 0 ? bytes : 0);
+        }
         cmdSn++;
     }
 

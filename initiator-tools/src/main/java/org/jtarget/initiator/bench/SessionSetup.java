@@ -41,7 +41,8 @@ final class SessionSetup {
 
     /** A logged-in Normal session on the URL's LU, UNIT ATTENTION cleared; exit 3 if login fails. */
     static RawIscsiClient open(BenchArguments a) throws IOException, CliFailure {
-        RawIscsiClient client = RawIscsiClient.connect(a.url().host(), a.url().port(), a.timeout());
+        // over iSER: one registered data slot per queue slot, each as large as a command's transfer
+        RawIscsiClient client = InitiatorSession.connect(a.url(), a.timeout(), a.queueDepth(), a.blockBytes());
         try {
             ChapCredentials chap = a.url().hasCredentials()
                     ? new ChapCredentials(a.url().user(), a.url().secret()) : null;
@@ -69,20 +70,5 @@ final class SessionSetup {
         }
         ScsiResult r10 = client.execute(lun, ScsiCdbs.readCapacity10(), Capacity.RC10_LENGTH);
         return Capacity.decode10(InitiatorSession.check(r10, "READ CAPACITY (10)").data());
-    }
-
-    /** A negotiated number, or {@code otherwise} when absent or not a number. */
-    static int negotiatedNumber(RawIscsiClient client, String key, int otherwise) {
-        String v = client.negotiated().get(key);
-        if (v == null || !v.trim().matches("[0-9]{1,9}")) {
-            return otherwise;
-        }
-        return Integer.parseInt(v.trim());
-    }
-
-    /** Whether the target agreed to ImmediateData=Yes (RFC 7143 13.11: both must say Yes). */
-    static boolean immediateData(RawIscsiClient client) {
-        String v = client.negotiated().get("ImmediateData");
-        return v != null && v.trim().equals("Yes");
     }
 }

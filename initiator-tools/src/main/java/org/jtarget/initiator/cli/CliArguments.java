@@ -49,7 +49,9 @@ public record CliArguments(Command command, IscsiUrl url, RdmaUrl rdmaUrl, int v
             + "                                    [--buffers one|per-request]\n"
             + "       jtarget-initiator rping -s [-vVP] [-a ADDR] [-p PORT] [-S SIZE] [--crc]\n"
             + "       jtarget-initiator rping -c [-vV] -a ADDR [-p PORT] [-C COUNT] [-S SIZE] [--crc]"
-            + " [--p2p[=write,read,send]]";
+            + " [--p2p[=write,read,send]]\n"
+            + "       URL is iscsi://[USER%SECRET@]HOST[:PORT]/IQN/LUN, or iser://[USER%SECRET@]HOST[:PORT]/IQN/LUN for"
+            + " the same session over an iSER portal (RFC 7145, iwarp provider; no --digests)";
 
     /** Parses {@code args}; any problem is a {@link CliFailure#USAGE} failure. */
     public static CliArguments parse(String[] args) throws CliFailure {
@@ -155,10 +157,14 @@ public record CliArguments(Command command, IscsiUrl url, RdmaUrl rdmaUrl, int v
                 return new CliArguments(command, null, endpoint, vpdPage, lba, blocks, out, in, pattern, false, null,
                         false, timeout);
             }
-            if (!url.startsWith(IscsiUrl.SCHEME) && command.onStoreEndpoints()) {
-                throw UrlAuthority.bad(url, "must start with " + IscsiUrl.SCHEME + " or " + RdmaUrl.SCHEME);
+            if (!IscsiUrl.hasScheme(url) && command.onStoreEndpoints()) {
+                throw UrlAuthority.bad(url, "must start with " + IscsiUrl.SCHEME + ", " + IscsiUrl.ISER_SCHEME + " or "
+                        + RdmaUrl.SCHEME);
             }
             IscsiUrl parsed = IscsiUrl.parse(url, command == Command.DISCOVER);
+            if (parsed.iser() && digests) {
+                throw CliFailure.usage("--digests is not valid with an iser:// URL (iSER carries no digests, RFC 7145)");
+            }
             checkTransferOptions();
             String name = initiatorName != null ? initiatorName : defaultInitiatorName();
             return new CliArguments(command, parsed, null, vpdPage, lba, blocks, out, in, pattern, fua, name, digests,

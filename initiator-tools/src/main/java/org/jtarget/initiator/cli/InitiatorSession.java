@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.jtarget.initiator.iser.IserChannel;
 import org.jtarget.initiator.raw.ChapCredentials;
 import org.jtarget.initiator.raw.LoginResult;
 import org.jtarget.initiator.raw.RawIscsiClient;
@@ -36,7 +37,7 @@ public final class InitiatorSession implements AutoCloseable {
      */
     public static InitiatorSession open(IscsiUrl url, String initiatorName, boolean digests, Duration timeout)
             throws IOException, CliFailure {
-        RawIscsiClient client = RawIscsiClient.connect(url.host(), url.port(), timeout);
+        RawIscsiClient client = connect(url, timeout, 1, Chunk.MAX_CHUNK_BYTES);
         try {
             ChapCredentials chap = url.hasCredentials() ? new ChapCredentials(url.user(), url.secret()) : null;
             LoginResult login = url.target() == null
@@ -54,6 +55,19 @@ public final class InitiatorSession implements AutoCloseable {
             client.close();
             throw e;
         }
+    }
+
+    /**
+     * A connection to {@code url}'s portal: TCP for iscsi://, an iSER connection over the iwarp
+     * provider for iser:// with registered buffers for {@code commands} commands in flight of up to
+     * {@code largestTransfer} bytes each.
+     */
+    public static RawIscsiClient connect(IscsiUrl url, Duration timeout, int commands, int largestTransfer)
+            throws IOException {
+        if (!url.iser()) {
+            return RawIscsiClient.connect(url.host(), url.port(), timeout);
+        }
+        return RawIscsiClient.over(IserChannel.connect(url.host(), url.port(), timeout, commands, largestTransfer));
     }
 
     private static Map<String, String> operationalKeys(boolean digests) {

@@ -5,26 +5,41 @@ import static org.jtarget.initiator.cli.UrlAuthority.bad;
 /**
  * An iSCSI URL in libiscsi's form: {@code iscsi://[user%secret@]host[:port]/target-iqn/lun} for
  * a logical unit, {@code iscsi://[user%secret@]host[:port]} for discovery. The port defaults to
- * 3260 (RFC 7143 13.x well-known port); an IPv6 host is written in brackets.
+ * 3260 (RFC 7143 13.x well-known port); an IPv6 host is written in brackets. The same URL with
+ * {@code iser://} names the logical unit through an iSER portal (RFC 7145: the iSCSI session over
+ * an RDMA connection of the iwarp provider), port 3260 by default as well.
  *
  * @param user   CHAP user name, or null for no authentication
  * @param secret CHAP secret, or null
  * @param target the target IQN, or null in a discovery URL
  * @param lun    the LUN, or -1 in a discovery URL
+ * @param iser   whether the URL is an {@code iser://} one
  */
-public record IscsiUrl(String user, String secret, String host, int port, String target, int lun) {
+public record IscsiUrl(String user, String secret, String host, int port, String target, int lun, boolean iser) {
 
     /** RFC 7143 (IANA): iSCSI's well-known TCP port. */
     public static final int DEFAULT_PORT = 3260;
     public static final String SCHEME = "iscsi://";
+    public static final String ISER_SCHEME = "iser://";
     private static final int MAX_LUN = 16383; // SAM-5 4.7.3 flat/peripheral addressing limit we support
+
+    /** An iscsi:// URL. */
+    public IscsiUrl(String user, String secret, String host, int port, String target, int lun) {
+        this(user, secret, host, port, target, lun, false);
+    }
+
+    /** Whether {@code url} starts with one of the two schemes. */
+    public static boolean hasScheme(String url) {
+        return url != null && (url.startsWith(SCHEME) || url.startsWith(ISER_SCHEME));
+    }
 
     /** Parses a URL; {@code discovery} selects the portal-only form. */
     public static IscsiUrl parse(String url, boolean discovery) throws CliFailure {
-        if (url == null || !url.startsWith(SCHEME)) {
-            throw bad(url, "must start with iscsi://");
+        if (!hasScheme(url)) {
+            throw bad(url, "must start with iscsi:// or iser://");
         }
-        String rest = url.substring(SCHEME.length());
+        boolean iser = url.startsWith(ISER_SCHEME);
+        String rest = url.substring(iser ? ISER_SCHEME.length() : SCHEME.length());
         int slash = rest.indexOf('/');
         String authority = slash < 0 ? rest : rest.substring(0, slash);
         String path = slash < 0 ? "" : rest.substring(slash + 1);
@@ -46,13 +61,13 @@ public record IscsiUrl(String user, String secret, String host, int port, String
             if (!path.isEmpty()) {
                 throw bad(url, "discovery takes iscsi://host[:port] without a target");
             }
-            return new IscsiUrl(user, secret, hostPort.host(), hostPort.port(), null, -1);
+            return new IscsiUrl(user, secret, hostPort.host(), hostPort.port(), null, -1, iser);
         }
-        return withTarget(url, user, secret, hostPort.host(), hostPort.port(), path);
+        return withTarget(url, user, secret, hostPort.host(), hostPort.port(), path, iser);
     }
 
-    private static IscsiUrl withTarget(String url, String user, String secret, String host, int port, String path)
-            throws CliFailure {
+    private static IscsiUrl withTarget(String url, String user, String secret, String host, int port, String path,
+                                       boolean iser) throws CliFailure {
         int slash = path.lastIndexOf('/');
         if (slash <= 0 || slash == path.length() - 1) {
             throw bad(url, "expected iscsi://host[:port]/target-iqn/lun");
@@ -70,7 +85,7 @@ public record IscsiUrl(String user, String secret, String host, int port, String
         if (lun < 0 || lun > MAX_LUN) {
             throw bad(url, "the LUN must be 0.." + MAX_LUN);
         }
-        return new IscsiUrl(user, secret, host, port, target, lun);
+        return new IscsiUrl(user, secret, host, port, target, lun, iser);
     }
 
     /** Whether the URL carries CHAP credentials. */
@@ -81,6 +96,6 @@ public record IscsiUrl(String user, String secret, String host, int port, String
     @Override
     public String toString() {
         String cred = user == null ? "" : user + "%***@";
-        return SCHEME + cred + new UrlAuthority(host, port) + (target == null ? "" : "/" + target + "/" + lun);
+        return (iser ? ISER_SCHEME : SCHEME) + cred + new UrlAuthority(host, port) + (target == null ? "" : "/" + target + "/" + lun);
     }
 }

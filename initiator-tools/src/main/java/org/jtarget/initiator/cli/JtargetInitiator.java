@@ -14,6 +14,11 @@ import org.jtarget.initiator.rping.Rping;
  * 4 SCSI CHECK CONDITION, 5 connection, I/O or protocol error (also a connection lost during
  * {@code crashcheck write}).
  *
+ * <p>Every command that takes an iSCSI URL also takes {@code iser://HOST[:PORT]/IQN/LUN}: the same
+ * session over an iSER portal (RFC 7145) of the emulated iwarp provider, data placed by the target
+ * with RDMA in registered buffers ({@link org.jtarget.initiator.iser.IserChannel}); {@code --digests}
+ * is a usage error there.
+ *
  * <p>{@code readcap}, {@code read}, {@code write} and {@code verify} also take
  * {@code rdma://HOST[:PORT]/ENDPOINT} (port 4791 by default): a store endpoint of the daemon's RDMA
  * listener over the emulated iwarp provider, read and written one-sided with RDMA READ/WRITE

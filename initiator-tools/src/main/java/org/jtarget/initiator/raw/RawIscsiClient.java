@@ -1,24 +1,20 @@
 package org.jtarget.initiator.raw;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A small, blocking iSCSI initiator over one TCP connection, built from hand-made PDUs: login
+ * A small, blocking iSCSI initiator over one connection, built from hand-made PDUs: login
  * (security stage then operational stage, RFC 7143 6.3), SCSI commands with Data-In and
  * R2T-driven Data-Out, NOP, Text (SendTargets), logout, and raw byte access for negative tests.
  *
@@ -35,6 +31,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * the task. Negative tests break digests with {@link #sendWithBadDigest} or {@link #corruptNext}.
  * Not thread-safe. Target-initiated NOP-Ins that ask for an answer are answered while waiting
  * for a command's end.
+ *
+ * <p>The connection is a {@link PduChannel}: TCP ({@link #connect}) or any other channel given to
+ * {@link #over} (iSER). Over a channel with {@link PduChannel.DirectData} a command's data is placed
+ * in the channel's registered buffers by the target (RDMA), so no Data-In, R2T or Data-Out PDU
+ * travels, and the login offers the channel's {@link PduChannel#operationalKeys}.
  */
 public final class RawIscsiClient implements AutoCloseable {
 
@@ -52,10 +53,18 @@ public final class RawIscsiClient implements AutoCloseable {
     /** RFC 7143 13.14: FirstBurstLength when not negotiated. */
     private static final int DEFAULT_FIRST_BURST_LENGTH = 65536;
     private static final String CRC32C = "CRC32C";
+    /**
+     * Keys whose value both sides negotiate (RFC 7143 13, RFC 7145 6): when the target offers one
+     * we did not, we accept its value in the next Login Request (RFC 7143 6.2: an offer must be
+     * answered before the stage ends). Declarations (MaxRecvDataSegmentLength, TargetAlias...)
+     * are never echoed.
+     */
+    private static final Set<String> NEGOTIATED_KEYS = Set.of("HeaderDigest", "DataDigest", "MaxConnections",
+            "InitialR2T", "ImmediateData", "MaxBurstLength", "FirstBurstLength", "DefaultTime2Wait",
+            "DefaultTime2Retain", "MaxOutstandingR2T", "DataPDUInOrder", "DataSequenceInOrder", "ErrorRecoveryLevel",
+            "RDMAExtensions");
 
-    private final Socket socket;
-    private final InputStream in;
-    private final OutputStream out;
+    private final PduChannel channel;
     private final long isid;
     private final Map<String, String> negotiated = new LinkedHashMap<>();
     private int nextItt = 1;
@@ -71,11 +80,11 @@ public final class RawIscsiClient implements AutoCloseable {
     private int corruptOpcode = -1;
     private IscsiDigest.Kind corruptKind;
     private final List<RawPdu> dataDigestRejects = new ArrayList<>();
+    /** The keys of the last Login Response. */
+    private Map<String, String> lastAnswer = Map.of();
 
-    private RawIscsiClient(Socket socket) throws IOException {
-        this.socket = socket;
-        this.in = new BufferedInputStream(socket.getInputStream(), 65536);
-        this.out = new BufferedOutputStream(socket.getOutputStream(), 65536);
+    private RawIscsiClient(PduChannel channel) {
+        this.channel = channel;
         // RFC 7143 11.12.5: ISID type 10b (random), 24 random bits, 16-bit qualifier.
         this.isid = (0x80L << 40) | ((long) ThreadLocalRandom.current().nextInt(1 << 24) << 16) | 1;
     }
@@ -85,21 +94,22 @@ public final class RawIscsiClient implements AutoCloseable {
      * {@link #readTimeout(Duration)}).
      */
     public static RawIscsiClient connect(String host, int port, Duration timeout) throws IOException {
-        Socket s = new Socket();
-        try {
-            s.setTcpNoDelay(true);
-            s.connect(new InetSocketAddress(host, port), (int) timeout.toMillis());
-            s.setSoTimeout((int) timeout.toMillis());
-            return new RawIscsiClient(s);
-        } catch (IOException e) {
-            s.close();
-            throw e;
-        }
+        return new RawIscsiClient(TcpPduChannel.connect(host, port, timeout));
+    }
+
+    /** A client over an open channel (closed with the client). */
+    public static RawIscsiClient over(PduChannel channel) {
+        return new RawIscsiClient(channel);
     }
 
     /** Sets how long a read waits before {@link SocketTimeoutException}. */
-    public void readTimeout(Duration timeout) throws SocketException {
-        socket.setSoTimeout((int) timeout.toMillis());
+    public void readTimeout(Duration timeout) throws IOException {
+        channel.readTimeout(timeout);
+    }
+
+    /** Registered data buffers when the channel places data directly (iSER), else null. */
+    public PduChannel.DirectData directData() {
+        return channel.directData();
     }
 
     // ------------------------------------------------------------------ login
@@ -180,7 +190,8 @@ public final class RawIscsiClient implements AutoCloseable {
             return first;
         }
         LoginResult second = loginStage(itt, InitiatorPdus.LOGIN_OPERATIONAL_NEGOTIATION,
-                InitiatorPdus.FULL_FEATURE_PHASE, operationalKeys);
+                InitiatorPdus.FULL_FEATURE_PHASE, targetName == null ? operationalKeys
+                        : channel.operationalKeys(operationalKeys));
         String mrdsl = negotiated.get("MaxRecvDataSegmentLength");
         if (mrdsl != null) {
             targetMaxRecvDataSegmentLength = Integer.parseInt(mrdsl.trim());
@@ -268,15 +279,28 @@ public final class RawIscsiClient implements AutoCloseable {
      */
     private LoginResult loginStage(int itt, int csg, int nsg, Map<String, String> keys) throws IOException {
         Map<String, String> toSend = keys;
+        Set<String> sent = new HashSet<>(keys.keySet());
         for (int exchange = 0; exchange < MAX_LOGIN_EXCHANGES; exchange++) {
             LoginResult r = loginExchange(itt, csg, nsg, toSend);
             if (r != null) {
                 return r;
             }
-            toSend = Map.of();
+            toSend = answersToOffers(sent);
+            sent.addAll(toSend.keySet());
         }
         throw new IscsiProtocolException("target did not leave login stage " + csg + " after "
                 + MAX_LOGIN_EXCHANGES + " exchanges");
+    }
+
+    /** The target's offers in its last response that we have not offered ourselves, accepted as they are. */
+    private Map<String, String> answersToOffers(Set<String> sent) {
+        Map<String, String> answers = new LinkedHashMap<>();
+        lastAnswer.forEach((key, value) -> {
+            if (NEGOTIATED_KEYS.contains(key) && !sent.contains(key)) {
+                answers.put(key, value.trim());
+            }
+        });
+        return answers;
     }
 
     /**
@@ -293,7 +317,8 @@ public final class RawIscsiClient implements AutoCloseable {
             throw new IscsiProtocolException("expected a Login Response in stage " + csg + ", got " + rsp);
         }
         noteStatus(rsp);
-        negotiated.putAll(TextKeys.decode(rsp.data()));
+        lastAnswer = TextKeys.decode(rsp.data());
+        negotiated.putAll(lastAnswer);
         int statusClass = rsp.u8(RawPdu.STATUS_CLASS_OFFSET);
         int statusDetail = rsp.u8(RawPdu.STATUS_DETAIL_OFFSET);
         if (statusClass != 0) {
@@ -370,6 +395,9 @@ public final class RawIscsiClient implements AutoCloseable {
     }
 
     private ScsiResult execute(int lun, byte[] cdb, int readLength, byte[] writeData) throws IOException {
+        if (channel.directData() != null) {
+            return executeDirect(channel.directData(), lun, cdb, readLength, writeData);
+        }
         int itt = nextItt++;
         boolean write = writeData != null;
         int edtl = write ? writeData.length : readLength;
@@ -404,6 +432,51 @@ public final class RawIscsiClient implements AutoCloseable {
                         + Integer.toHexString(itt));
             }
         }
+    }
+
+    /**
+     * A command over a channel that places data directly (RFC 7145): a write that fits the
+     * immediate data allowed goes whole in the command PDU; a larger one is staged in slot 0 and
+     * fetched by the target, all of it (no immediate part). The Data-In is in slot 0 when the SCSI
+     * Response arrives (the target sends it after its RDMA WRITEs on the same queue pair), EDTL
+     * less the underflow.
+     */
+    private ScsiResult executeDirect(PduChannel.DirectData direct, int lun, byte[] cdb, int readLength,
+                                     byte[] writeData) throws IOException {
+        boolean write = writeData != null;
+        int edtl = write ? writeData.length : readLength;
+        if (edtl > direct.slotBytes()) {
+            throw new IllegalArgumentException(edtl + " bytes do not fit the channel's " + direct.slotBytes()
+                    + "-byte data buffer");
+        }
+        int itt = nextItt++;
+        RawPdu command = InitiatorPdus.scsiCommand(lun, itt, cmdSn, expStatSn, cdb, !write && readLength > 0, write,
+                edtl);
+        boolean whollyImmediate = write && writeData.length <= immediateDataLimit();
+        if (whollyImmediate) {
+            command.data(writeData);
+        } else if (write) {
+            direct.stage(0, writeData, 0, writeData.length);
+        }
+        direct.sendCommand(command, 0, write ? 0 : readLength, write && !whollyImmediate ? writeData.length : 0);
+        cmdSn++;
+        String what = "SCSI command 0x" + Integer.toHexString(cdb[0] & 0xff);
+        RawPdu rsp = readForTask(itt, what);
+        if (rsp.opcode() != IscsiOpcodes.SCSI_RESPONSE) {
+            throw new IscsiProtocolException("unexpected " + rsp + " for " + what
+                    + ": data moves by RDMA on this connection");
+        }
+        noteStatus(rsp);
+        int residual = signedResidual(rsp);
+        int placed = write ? 0 : Math.max(0, readLength - Math.max(residual, 0));
+        byte[] dataIn = new byte[placed];
+        direct.take(0, dataIn, 0, placed);
+        return new ScsiResult(rsp.u8(3), rsp.u8(2), dataIn, sense(rsp), residual);
+    }
+
+    /** The most bytes of a write that may ride in its command PDU: 0 unless ImmediateData=Yes (RFC 7143 13.11). */
+    public int immediateDataLimit() {
+        return immediateData ? Math.min(firstBurstLength, targetMaxRecvDataSegmentLength) : 0;
     }
 
     private int copyDataIn(RawPdu pdu, byte[] dataIn) throws IscsiProtocolException {
@@ -506,7 +579,7 @@ public final class RawIscsiClient implements AutoCloseable {
             corrupt = corruptKind;
             corruptOpcode = -1;
         }
-        sendBytes(pdu.toBytes(headerDigest, dataDigest, corrupt));
+        channel.send(pdu, headerDigest, dataDigest, corrupt);
     }
 
     /**
@@ -516,7 +589,7 @@ public final class RawIscsiClient implements AutoCloseable {
      * @throws IllegalArgumentException if that digest is not in use or the PDU has no data segment
      */
     public void sendWithBadDigest(RawPdu pdu, IscsiDigest.Kind which) throws IOException {
-        sendBytes(pdu.toBytes(headerDigest, dataDigest, which));
+        channel.send(pdu, headerDigest, dataDigest, which);
     }
 
     /**
@@ -533,13 +606,12 @@ public final class RawIscsiClient implements AutoCloseable {
 
     /** Sends arbitrary bytes (for garbage and truncated PDUs). */
     public void sendBytes(byte[] bytes) throws IOException {
-        out.write(bytes);
-        out.flush();
+        channel.sendBytes(bytes);
     }
 
     /** Half-closes the connection: the target sees end of stream, we can still read. */
     public void shutdownOutput() throws IOException {
-        socket.shutdownOutput();
+        channel.shutdownOutput();
     }
 
     /**
@@ -549,7 +621,7 @@ public final class RawIscsiClient implements AutoCloseable {
      * @throws SocketTimeoutException when nothing arrives within the read timeout
      */
     public RawPdu readPdu() throws IOException {
-        RawPdu pdu = PduReader.read(in, OUR_MAX_RECV_DATA_SEGMENT_LENGTH, headerDigest, dataDigest);
+        RawPdu pdu = channel.read(OUR_MAX_RECV_DATA_SEGMENT_LENGTH, headerDigest, dataDigest);
         if (pdu != null && pdu.opcode() >= IscsiOpcodes.NOP_IN) {
             expCmdSnWindow(pdu);
         }
@@ -584,14 +656,14 @@ public final class RawIscsiClient implements AutoCloseable {
         return new ProtocolErrorOutcome(ProtocolErrorOutcome.Kind.TIMED_OUT, null, seen);
     }
 
-    /** Whether the socket is still open on our side. */
+    /** Whether the connection is still open on our side. */
     public boolean isOpen() {
-        return !socket.isClosed();
+        return channel.isOpen();
     }
 
     @Override
     public void close() throws IOException {
-        socket.close();
+        channel.close();
     }
 
     // ------------------------------------------------------------------ sequencing

@@ -100,9 +100,10 @@ public final class StoreEndpointClient implements AutoCloseable {
 
     /**
      * Asks the listener at {@code address} for a connection of {@code qp}; returns the first event
-     * (ESTABLISHED, REJECTED or UNREACHABLE).
+     * (ESTABLISHED, REJECTED or UNREACHABLE); {@code termination} gets a later DISCONNECTED event's data.
+     * Shared with the iSER client, whose connection is made the same way.
      */
-    private static CmEvent handshake(TcpConnectionManager cm, QueuePair qp, InetSocketAddress address, byte[] request,
+    public static CmEvent handshake(TcpConnectionManager cm, QueuePair qp, InetSocketAddress address, byte[] request,
                                      Duration timeout, CompletableFuture<byte[]> termination) throws StoreEndpointException, InterruptedIOException {
         CompletableFuture<CmEvent> answer = new CompletableFuture<>();
         // connect() blocks until the TCP connection is up (and throws when it cannot be made, with

@@ -17,6 +17,17 @@ class IscsiUrlTest {
     }
 
     @Test
+    void iserUrlsNameTheSameLogicalUnitOverIser() throws Exception {
+        IscsiUrl u = IscsiUrl.parse("iser://alice%pw@10.0.0.1/iqn.2026-11.org.jtarget:t1/3", false);
+        assertThat(u).isEqualTo(new IscsiUrl("alice", "pw", "10.0.0.1", IscsiUrl.DEFAULT_PORT,
+                "iqn.2026-11.org.jtarget:t1", 3, true));
+        assertThat(u.toString()).isEqualTo("iser://alice%***@10.0.0.1:3260/iqn.2026-11.org.jtarget:t1/3");
+        assertThat(IscsiUrl.parse("iscsi://h/iqn.x:y/0", false).iser()).isFalse();
+        assertThatThrownBy(() -> IscsiUrl.parse("iser://h/iqn.x", false)).isInstanceOf(CliFailure.class);
+        assertThatThrownBy(() -> IscsiUrl.parse("isers://h/iqn.x/0", false)).isInstanceOf(CliFailure.class);
+    }
+
+    @Test
     void defaultsThePortAndSplitsCredentialsAtTheFirstPercent() throws Exception {
         IscsiUrl u = IscsiUrl.parse("iscsi://alice%se%cret@host/iqn.x:y/0", false);
         assertThat(u.user()).isEqualTo("alice");

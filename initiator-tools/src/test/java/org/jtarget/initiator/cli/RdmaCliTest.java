@@ -3,10 +3,7 @@ package org.jtarget.initiator.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.Unpooled;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
@@ -33,10 +30,6 @@ class RdmaCliTest {
     @TempDir
     Path dir;
 
-    /** One run of the CLI. */
-    private record Run(int code, String out, String err) {
-    }
-
     @BeforeEach
     void setUp() throws Exception {
         server = new EndpointServer();
@@ -47,12 +40,8 @@ class RdmaCliTest {
         server.close();
     }
 
-    private static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = JtargetInitiator.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static CliRun run(String... args) {
+        return CliRun.run(args);
     }
 
     private static byte[] pattern(String pattern, int bytes) throws Exception {
@@ -64,7 +53,7 @@ class RdmaCliTest {
     @Test
     void readcapPrintsTheEndpointsBlockSizeAndBlocks() throws Exception {
         server.memoryEndpoint("disk", 512, 2048, false);
-        Run r = run("readcap", server.url("disk"));
+        CliRun r = run("readcap", server.url("disk"));
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).isEqualTo("Block size: 512\nBlocks: 2048\nBytes: 1048576\n");
     }
@@ -75,7 +64,7 @@ class RdmaCliTest {
         MemoryBackstore store = server.memoryEndpoint("disk", blockSize, (8 << 20) / blockSize, false);
         int blocks = (3 << 20) / blockSize + 3; // a little over 3 MiB: a dozen requests, the last one short
         String lba = "5";
-        Run w = run("write", server.url("disk"), "--lba", lba, "--blocks", "" + blocks, "--pattern", "random:42");
+        CliRun w = run("write", server.url("disk"), "--lba", lba, "--blocks", "" + blocks, "--pattern", "random:42");
         assertThat(w.code()).as(w.err()).isZero();
         assertThat(w.out()).isEqualTo("wrote " + blocks + " blocks (" + (long) blocks * blockSize + " bytes) at LBA 5\n");
         byte[] expected = pattern("random:42", blocks * blockSize);
@@ -84,11 +73,11 @@ class RdmaCliTest {
         assertThat(EndpointServer.storeBytes(store, 5 + blocks, 1)).containsOnly(0);
 
         Path file = dir.resolve("read.bin");
-        Run rd = run("read", server.url("disk"), "--lba", lba, "--blocks", "" + blocks, "--out", file.toString());
+        CliRun rd = run("read", server.url("disk"), "--lba", lba, "--blocks", "" + blocks, "--out", file.toString());
         assertThat(rd.code()).as(rd.err()).isZero();
         assertThat(Files.readAllBytes(file)).isEqualTo(expected);
 
-        Run v = run("verify", server.url("disk"), "--lba", lba, "--blocks", "" + blocks, "--in", file.toString());
+        CliRun v = run("verify", server.url("disk"), "--lba", lba, "--blocks", "" + blocks, "--in", file.toString());
         assertThat(v.code()).as(v.err()).isZero();
         assertThat(v.out()).isEqualTo("verify ok: " + blocks + " blocks at LBA 5\n");
     }
@@ -97,7 +86,7 @@ class RdmaCliTest {
     void readWithoutOutHexDumpsFromOffsetZero() throws Exception {
         server.memoryEndpoint("disk", 512, 64, false);
         assertThat(run("write", server.url("disk"), "--lba", "2", "--blocks", "1", "--pattern", "0x41").code()).isZero();
-        Run r = run("read", server.url("disk"), "--lba", "2", "--blocks", "1");
+        CliRun r = run("read", server.url("disk"), "--lba", "2", "--blocks", "1");
         assertThat(r.code()).as(r.err()).isZero();
         String[] lines = r.out().split("\n");
         assertThat(lines).hasSize(512 / 16);
@@ -113,7 +102,7 @@ class RdmaCliTest {
         byte[] changed = pattern("0x11", 512);
         changed[7] = (byte) 0x99;
         store.write(10 + 300, Unpooled.wrappedBuffer(changed), false); // block 300 of the range: a later request
-        Run v = run("verify", server.url("disk"), "--lba", "10", "--blocks", "600", "--pattern", "0x11");
+        CliRun v = run("verify", server.url("disk"), "--lba", "10", "--blocks", "600", "--pattern", "0x11");
         assertThat(v.code()).isEqualTo(CliFailure.MISCOMPARE);
         assertThat(v.err()).isEqualTo("jtarget-initiator: miscompare at byte offset " + (300 * 512 + 7)
                 + " (LBA 310, byte 7): expected 0x11, read 0x99\n");
@@ -122,7 +111,7 @@ class RdmaCliTest {
     @Test
     void aWriteToAReadOnlyEndpointIsRefusedWithExitFourAndTheStoreUnchanged() throws Exception {
         MemoryBackstore store = server.memoryEndpoint("ro", 512, 2048, true);
-        Run w = run("write", server.url("ro"), "--lba", "8", "--blocks", "1000", "--pattern", "0xff");
+        CliRun w = run("write", server.url("ro"), "--lba", "8", "--blocks", "1000", "--pattern", "0xff");
         assertThat(w.code()).as(w.err()).isEqualTo(CliFailure.CHECK_CONDITION);
         assertThat(w.err()).isEqualTo("jtarget-initiator: RDMA WRITE at LBA 8: refused by the endpoint (REM_ACCESS_ERR:"
                 + " read-only, outside its 2048 blocks, or not whole blocks)\n");
@@ -135,7 +124,7 @@ class RdmaCliTest {
     @Test
     void aRangePastTheEndIsAUsageErrorBeforeAnythingMoves() throws Exception {
         MemoryBackstore store = server.memoryEndpoint("disk", 512, 2048, false);
-        Run w = run("write", server.url("disk"), "--lba", "2000", "--blocks", "49", "--pattern", "0xff");
+        CliRun w = run("write", server.url("disk"), "--lba", "2000", "--blocks", "49", "--pattern", "0xff");
         assertThat(w.code()).isEqualTo(CliFailure.USAGE);
         assertThat(w.err()).startsWith("jtarget-initiator: --lba 2000 --blocks 49 reach past the end of "
                 + server.url("disk") + " (2048 blocks)\n");
@@ -148,7 +137,7 @@ class RdmaCliTest {
 
     @Test
     void anUnknownEndpointIsALoginFailureWithTheRejectText() {
-        Run r = run("readcap", server.url("nope"));
+        CliRun r = run("readcap", server.url("nope"));
         assertThat(r.code()).isEqualTo(CliFailure.LOGIN_FAILED);
         assertThat(r.err()).isEqualTo("jtarget-initiator: " + server.url("nope")
                 + ": rejected (unknown endpoint): no endpoint nope\n");
@@ -158,7 +147,7 @@ class RdmaCliTest {
     void aPeerTheEndpointDoesNotAllowIsALoginFailureWithTheRejectText() throws Exception {
         server.expose("private", new MemoryBackstore("private", 512, 64, false, false, 4096),
                 StoreEndpointSettings.wholeStore(Set.of("192.0.2.10")));
-        Run r = run("read", server.url("private"), "--lba", "0", "--blocks", "1");
+        CliRun r = run("read", server.url("private"), "--lba", "0", "--blocks", "1");
         assertThat(r.code()).isEqualTo(CliFailure.LOGIN_FAILED);
         assertThat(r.err()).isEqualTo("jtarget-initiator: " + server.url("private")
                 + ": rejected (peer not allowed): 127.0.0.1\n");
@@ -170,7 +159,7 @@ class RdmaCliTest {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort(); // free once closed
         }
-        Run r = run("readcap", "rdma://127.0.0.1:" + port + "/disk");
+        CliRun r = run("readcap", "rdma://127.0.0.1:" + port + "/disk");
         assertThat(r.code()).isEqualTo(CliFailure.LOGIN_FAILED);
         assertThat(r.err()).startsWith("jtarget-initiator: rdma://127.0.0.1:" + port + "/disk: cannot connect");
     }
@@ -179,7 +168,7 @@ class RdmaCliTest {
     void aStoreErrorAtTheTargetExitsFive() throws Exception {
         server.expose("bad", GatedBackstore.failing(new MemoryBackstore("bad", 512, 64, false, false, 4096)),
                 StoreEndpointSettings.wholeStore(EndpointServer.LOCALHOST));
-        Run r = run("read", server.url("bad"), "--lba", "4", "--blocks", "2");
+        CliRun r = run("read", server.url("bad"), "--lba", "4", "--blocks", "2");
         assertThat(r.code()).isEqualTo(CliFailure.IO_ERROR);
         assertThat(r.err()).isEqualTo("jtarget-initiator: RDMA READ at LBA 4: store I/O error at the target (REM_OP_ERR)\n");
     }
@@ -189,7 +178,7 @@ class RdmaCliTest {
         GatedBackstore held = GatedBackstore.held(new MemoryBackstore("stuck", 512, 64, false, false, 4096));
         server.expose("stuck", held, StoreEndpointSettings.wholeStore(EndpointServer.LOCALHOST));
         long start = System.nanoTime();
-        Run r = run("write", server.url("stuck"), "--lba", "0", "--blocks", "1", "--pattern", "1", "--timeout", "1");
+        CliRun r = run("write", server.url("stuck"), "--lba", "0", "--blocks", "1", "--pattern", "1", "--timeout", "1");
         assertThat(r.code()).isEqualTo(CliFailure.IO_ERROR);
         assertThat(r.err()).isEqualTo("jtarget-initiator: RDMA WRITE at LBA 0: no completion within 1 s\n");
         assertThat(System.nanoTime() - start).isLessThan(5_000_000_000L);
@@ -199,21 +188,21 @@ class RdmaCliTest {
     void optionsThatMeanNothingToAStoreEndpointAreUsageErrorsNamingThem() {
         String url = "rdma://127.0.0.1/disk";
         for (String option : new String[] {"--fua", "--digests", "--initiator-name=iqn.me:1"}) {
-            Run r = run("write", url, "--lba", "0", "--blocks", "1", "--pattern", "1", option);
+            CliRun r = run("write", url, "--lba", "0", "--blocks", "1", "--pattern", "1", option);
             assertThat(r.code()).as(option).isEqualTo(CliFailure.USAGE);
             assertThat(r.err()).startsWith("jtarget-initiator: option " + option.split("=")[0]
                     + " is not valid with an rdma:// URL\n");
         }
         for (String command : new String[] {"discover", "inquiry"}) {
-            Run r = run(command, url);
+            CliRun r = run(command, url);
             assertThat(r.code()).as(command).isEqualTo(CliFailure.USAGE);
             assertThat(r.err()).startsWith("jtarget-initiator: " + command + " needs an iscsi:// URL");
         }
         assertThat(run("read", url, "--lba", "0").code()).isEqualTo(CliFailure.USAGE);
         assertThat(run("write", url, "--lba", "0", "--blocks", "1").code()).isEqualTo(CliFailure.USAGE);
-        Run scheme = run("readcap", "nvme://h/x");
+        CliRun scheme = run("readcap", "nvme://h/x");
         assertThat(scheme.code()).isEqualTo(CliFailure.USAGE);
-        assertThat(scheme.err()).startsWith("jtarget-initiator: bad URL 'nvme://h/x': must start with iscsi:// or rdma://");
+        assertThat(scheme.err()).startsWith("jtarget-initiator: bad URL 'nvme://h/x': must start with iscsi://, iser:// or rdma://");
         assertThat(scheme.err()).contains(CliArguments.USAGE);
     }
 
