@@ -318,9 +318,12 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     // ------------------------------------------------------------------ IscsiTransport: data movement
 
     /**
-     * RDMA READs of the task's next Data-Out from the initiator's write buffer (write base offset
-     * + buffer offset), each into a registered buffer that goes to the store as it is; at most
-     * {@link IserLimits#readsPerTask()} in flight per task.
+     * RDMA READs of the task's next Data-Out from the initiator's write buffer, each into a
+     * registered buffer that goes to the store as it is; at most
+     * {@link IserLimits#readsPerTask()} in flight per task. The write base offset names the
+     * first solicited byte, past the immediate and unsolicited data (Linux ib_iser,
+     * {@code iser_prepare_write_cmd}: its buffer's address + the unsolicited size; isert reads
+     * from it as it is): buffer offset {@code o} lies at write base + o - solicited start.
      */
     @Override
     public void requestDataOut(TaskTransfer task) {
@@ -343,7 +346,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
                 fail("no registered memory for " + length + " bytes of Data-Out");
                 return;
             }
-            long remote = remoteBuffers.writeBase(slot) + task.requested();
+            long remote = remoteBuffers.writeBase(slot) + task.requested() - task.solicitedStart();
             if (!postData(WorkRequestOpcode.RDMA_READ, into, into.writerIndex(), length, remote,
                     remoteBuffers.writeStag(slot), task)) {
                 return;

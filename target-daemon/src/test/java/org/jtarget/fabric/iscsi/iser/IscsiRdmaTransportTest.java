@@ -158,6 +158,36 @@ class IscsiRdmaTransportTest {
                 .isEqualTo(initiator.memory.slice(IserTestInitiator.WRITE_AREA, n));
     }
 
+    /**
+     * Linux's ib_iser sends a WRITE's first FirstBurstLength bytes (at most the target's 8192) as
+     * immediate data and sets the write base offset to its buffer + those bytes: the target must
+     * RDMA READ the rest from there, not from base + buffer offset (that read 8 KiB too far).
+     */
+    @Test
+    void writeWithImmediateDataReadsTheRestFromTheWriteBaseOffset() throws Exception {
+        initiator.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
+        initiator.immediateData(true);
+        assertThat(initiator.login(INITIATOR, TARGET)).isZero();
+
+        int n = IserTestInitiator.DATA_SIZE;
+        for (int i = 0; i < n; i++) {
+            initiator.memory.setByte(IserTestInitiator.WRITE_AREA + i, i * 7 + (i >>> 13));
+        }
+        byte[] write10 = {0x2a, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0}; // 2048 blocks of 512 at LBA 0
+        IscsiPdu rsp = initiator.command(write10, false, true, n, 8192);
+        try (ScsiResponse written = new ScsiResponse(rsp)) {
+            assertThat(rsp.opcode()).isEqualTo(Opcode.SCSI_RESPONSE);
+            assertThat(written.byte3()).isEqualTo(ScsiStatus.GOOD);
+        }
+        initiator.memory.setZero(IserTestInitiator.READ_AREA, n);
+        byte[] read10 = {0x28, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0};
+        try (ScsiResponse read = scsi(read10, true, false, n)) {
+            assertThat(read.byte3()).isEqualTo(ScsiStatus.GOOD);
+        }
+        assertThat(initiator.memory.slice(IserTestInitiator.READ_AREA, n))
+                .isEqualTo(initiator.memory.slice(IserTestInitiator.WRITE_AREA, n));
+    }
+
     @Test
     void malformedCmHeaderIsRejected() throws Exception {
         org.assertj.core.api.Assertions.assertThatThrownBy(
