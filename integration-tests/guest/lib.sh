@@ -172,6 +172,42 @@ check_files() {
   echo "checksums of $(wc -l </tmp/"$(basename "$dir")".sha256) files in $dir match"
 }
 
+# filesystem_checks EXT4_DISK XFS_DISK: mkfs.ext4 and mkfs.xfs, 8 files of known checksums on each,
+# read back after a remount with the page cache dropped, fio random writes with crc32c verify on
+# both at once (FIO_SECONDS), the files again, unmount, fsck clean (e2fsck -fn, xfs_repair -n).
+filesystem_checks() {
+  local ext4=$1 xfs=$2
+  step "mkfs.ext4 $ext4, mkfs.xfs $xfs"
+  run mkfs.ext4 -q -F "$ext4"
+  run mkfs.xfs -q -f "$xfs"
+  mkdir -p /mnt/ext4 /mnt/xfs
+  run mount -t ext4 "$ext4" /mnt/ext4
+  run mount -t xfs "$xfs" /mnt/xfs
+
+  step "files with known checksums"
+  checksum_files /mnt/ext4 8
+  checksum_files /mnt/xfs 8
+  run umount /mnt/ext4
+  run umount /mnt/xfs
+  drop_caches
+  run mount -t ext4 "$ext4" /mnt/ext4
+  run mount -t xfs "$xfs" /mnt/xfs
+  check_files /mnt/ext4
+  check_files /mnt/xfs
+
+  step "fio on both file systems"
+  fio_verify fs --size=48M --runtime="$FIO_SECONDS" --iodepth=8 \
+    --name=ext4 --filename=/mnt/ext4/fio.data --name=xfs --filename=/mnt/xfs/fio.data
+  check_files /mnt/ext4
+  check_files /mnt/xfs
+
+  step "unmount, fsck"
+  run umount /mnt/ext4
+  run umount /mnt/xfs
+  run e2fsck -fn "$ext4"
+  run xfs_repair -n "$xfs"
+}
+
 # drop_caches: the next read goes to the target, not the guest's page cache.
 drop_caches() {
   sync

@@ -43,10 +43,12 @@ import org.junit.jupiter.api.io.TempDir;
  * <li>our rping client against {@code rping -s} in the guest through a QEMU port forward, CRC off
  *     and on,</li>
  * <li>scenario 8 with our client asking for RFC 6581 peer-to-peer mode (RTR zero-length RDMA WRITE,
- *     then READ; the stock siw honours the request as responder), CRC off and on, and</li>
+ *     then READ; the stock siw honours the request as responder), CRC off and on,</li>
  * <li>scenario 7 with the guest's rping over a siw built with peer-to-peer mode on (it asks for it,
  *     offering WRITE and READ, or READ alone; our server picks the RTR and waits for it), CRC off
- *     and on.</li>
+ *     and on;</li>
+ * <li>the kernel's iSER initiator (open-iscsi iface {@code iser}, ib_iser over siw) against an iSER
+ *     portal: data read back, ext4 and xfs, fio with crc32c verify, fsck clean, logout.</li>
  * </ol>
  * Each scenario prints its wall time and the guest's boot time. The guest runs under TCG on
  * machines without hardware virtualisation (minutes of CPU for the suite), so fio runs are short
@@ -185,15 +187,7 @@ class GuestInitiatorIT {
             assertThat(r.exitCode()).as("guest scenario daemon-restart failed:\n%s%s\n%s", r.failures(), vm.tail(),
                     daemon.describe()).isZero();
         } finally {
-            try {
-                daemon.stopCleanly();
-            } finally {
-                if (daemon.isAlive()) {
-                    daemon.kill();
-                }
-                System.out.println("GuestInitiatorIT daemon-restart: wall time " + (System.nanoTime() - t0)
-                        / 1_000_000 / 1000.0 + " s");
-            }
+            stopOwnDaemon(daemon, "daemon-restart", t0);
         }
     }
 
@@ -319,6 +313,48 @@ class GuestInitiatorIT {
         assertThat(out).as("our rping server").contains("rping: peer-to-peer mode, RTR zero-length RDMA " + rtr);
     }
 
+    /**
+     * Scenario 11 (issue 15, the Linux kernel's iSER initiator): its own daemon with a TCP portal
+     * and an iSER portal (iwarp provider, the guest's siw is its peer) on one target with a file
+     * LUN and a memory LUN; the guest discovers over TCP, logs in through open-iscsi's iface
+     * {@code iser}, reads back 8 MiB it wrote, then ext4 and xfs with checksummed files, fio with
+     * crc32c verify, fsck clean, logout.
+     */
+    @Test
+    @Order(11)
+    void filesystemsOverTheKernelsIserInitiator() throws Exception {
+        long t0 = System.nanoTime();
+        int port = DaemonProcess.freePort();
+        int iserPort = DaemonProcess.freePort();
+        String iqn = IQN_PREFIX + "iser";
+        Path config = DaemonConfig.write(dir, """
+                daemon: { buffer-pool: { pinned-size: 256MiB, pin: true } }
+                portals:
+                  - { name: tcp, listen: "127.0.0.1:%d" }
+                  - { name: rdma, listen: "127.0.0.1:%d", portal-group-tag: 2, transport: iser }
+                backstores:
+                  - { name: iserfile, type: file, path: data/iser.img, size: %dMiB, create: true }
+                  - { name: isermem, type: memory, size: %dMiB }
+                targets:
+                  - iqn: %s
+                    portals: [tcp, rdma]
+                    luns: [ { lun: 0, backstore: iserfile }, { lun: 1, backstore: isermem } ]
+                    acl: ["*"]
+                """.formatted(port, iserPort, LUN_MIB, XFS_LUN_MIB, iqn));
+        DaemonProcess daemon = DaemonProcess.start(config, port);
+        Map<String, String> vars = vars();
+        vars.put("PORT", Integer.toString(port));
+        vars.put("ISER_PORT", Integer.toString(iserPort));
+        vars.put("IQN", iqn);
+        try (GuestVm vm = GuestVm.start("iser-filesystems", vars, GUEST_TIMEOUT)) {
+            GuestVm.Result r = vm.finish(GUEST_TIMEOUT.plus(WAIT_SLACK));
+            assertThat(r.exitCode()).as("guest scenario iser-filesystems failed:\n%s%s\n%s", r.failures(), vm.tail(),
+                    daemon.describe()).isZero();
+        } finally {
+            stopOwnDaemon(daemon, "iser-filesystems", t0);
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private static Map<String, String> vars() {
@@ -328,6 +364,22 @@ class GuestInitiatorIT {
         vars.put("FIO_SECONDS", FIO_SECONDS);
         vars.put("LUN_BYTES", Long.toString(LUN_MIB * DaemonConfig.MIB));
         return vars;
+    }
+
+    /**
+     * Stops a scenario's own daemon cleanly (a non-zero exit or a leak fails the test), kills it if
+     * it is still alive after that, and prints the scenario's wall time since {@code t0}.
+     */
+    private static void stopOwnDaemon(DaemonProcess daemon, String scenario, long t0) {
+        try {
+            daemon.stopCleanly();
+        } finally {
+            if (daemon.isAlive()) {
+                daemon.kill();
+            }
+            System.out.println("GuestInitiatorIT " + scenario + ": wall time " + (System.nanoTime() - t0) / 1_000_000
+                    / 1000.0 + " s");
+        }
     }
 
     /** Boots the guest on one scenario, waits for it, fails with its failed checks and the daemon's log. */
