@@ -245,6 +245,28 @@ siw_p2p_start() {
   grep -q "siw0/1 state ACTIVE" /tmp/rdma-link || fail "siw0 ($1) is not ACTIVE in 'rdma link'"
 }
 
+# iser_login IQN TCP_PORT ISER_PORT: the RDMA stack (rdma_start) and iscsid up, ib_iser loaded,
+# SendTargets discovery over the target's TCP portal, a node record for HOST:ISER_PORT (portal
+# group 2) through open-iscsi's iface iser (created if this open-iscsi lacks it), login, and a
+# check that the session runs over the iser transport.
+iser_login() {
+  local iqn=$1 port=$2 iser_port=$3
+  rdma_start
+  iscsi_start
+  run modprobe ib_iser
+  discover "$port" "$iqn"
+  step "iface iser, node record for $HOST:$iser_port through it"
+  if ! iscsiadm -m iface -I iser >/dev/null 2>&1; then
+    run iscsiadm -m iface -I iser -o new
+    run iscsiadm -m iface -I iser -o update -n iface.transport_name -v iser
+  fi
+  iscsiadm -m iface -I iser | grep -E "iface.(iscsi_ifacename|transport_name)"
+  node_new "$iqn" "$iser_port" 2 iser
+  login "$iqn" "$iser_port" iser
+  iscsiadm -m session -P 1 | grep -E "Iface Transport|Current Portal|iSCSI Connection State"
+  iscsiadm -m session -P 1 | grep -q "Iface Transport: iser" || fail "the session to $iqn does not run over iser"
+}
+
 # guest_address: the guest's IPv4 address on eth0 (10.0.2.15 under QEMU's user-mode network).
 guest_address() {
   ip -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1 | head -1

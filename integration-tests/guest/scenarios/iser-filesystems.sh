@@ -4,23 +4,8 @@
 # (compared), then the filesystem checks of scenario 1 (ext4 on LUN 0, xfs on LUN 1, files with
 # known checksums after a remount, fio random writes with crc32c verify on both, fsck clean), logout.
 # Variables: PORT (TCP portal) ISER_PORT IQN FIO_SECONDS
-rdma_start
-iscsi_start
-run modprobe ib_iser
-discover "$PORT" "$IQN"
-
-step "iface iser, node record for $HOST:$ISER_PORT through it"
-if ! iscsiadm -m iface -I iser >/dev/null 2>&1; then
-  run iscsiadm -m iface -I iser -o new
-  run iscsiadm -m iface -I iser -o update -n iface.transport_name -v iser
-fi
-iscsiadm -m iface -I iser | grep -E "iface.(iscsi_ifacename|transport_name)"
-node_new "$IQN" "$ISER_PORT" 2 iser
-login "$IQN" "$ISER_PORT" iser
-
+iser_login "$IQN" "$PORT" "$ISER_PORT"
 s=$(session_of "$IQN" "$ISER_PORT") || fail "no session to $IQN at port $ISER_PORT"
-iscsiadm -m session -P 1 | grep -E "Iface Transport|Current Portal|iSCSI Connection State"
-iscsiadm -m session -P 1 | grep -q "Iface Transport: iser" || fail "session $s does not run over the iser transport"
 d0=$(disk_of "$s" 0) || fail "no disk for LUN 0"
 d1=$(disk_of "$s" 1) || fail "no disk for LUN 1"
 echo "iSER session $s: LUN 0 $d0, LUN 1 $d1"

@@ -48,7 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  *     offering WRITE and READ, or READ alone; our server picks the RTR and waits for it), CRC off
  *     and on;</li>
  * <li>the kernel's iSER initiator (open-iscsi iface {@code iser}, ib_iser over siw) against an iSER
- *     portal: data read back, ext4 and xfs, fio with crc32c verify, fsck clean, logout.</li>
+ *     portal: data read back, ext4 and xfs, fio with crc32c verify, fsck clean, logout; and</li>
+ * <li>LOGICAL UNIT RESET and TARGET WARM RESET (sg_reset) over iSER while fio verifies.</li>
  * </ol>
  * Each scenario prints its wall time and the guest's boot time. The guest runs under TCG on
  * machines without hardware virtualisation (minutes of CPU for the suite), so fio runs are short
@@ -314,15 +315,18 @@ class GuestInitiatorIT {
     }
 
     /**
-     * Scenario 11 (issue 15, the Linux kernel's iSER initiator): its own daemon with a TCP portal
-     * and an iSER portal (iwarp provider, the guest's siw is its peer) on one target with a file
-     * LUN and a memory LUN; the guest discovers over TCP, logs in through open-iscsi's iface
-     * {@code iser}, reads back 8 MiB it wrote, then ext4 and xfs with checksummed files, fio with
-     * crc32c verify, fsck clean, logout.
+     * Scenarios 11 and 12 (issue 15, the Linux kernel's iSER initiator): its own daemon with a TCP
+     * portal and an iSER portal (iwarp provider, the guest's siw is its peer) on one target with a
+     * file LUN and a memory LUN; the guest discovers over TCP and logs in through open-iscsi's
+     * iface {@code iser}. {@code iser-filesystems}: 8 MiB written and read back, then ext4 and xfs
+     * with checksummed files, fio with crc32c verify, fsck clean, logout. {@code iser-tmf}: fio
+     * with crc32c verify on both LUNs while sg_reset sends LOGICAL UNIT RESETs and a TARGET WARM
+     * RESET; every TMF succeeds, fio finishes clean, the connection survives.
      */
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"iser-filesystems", "iser-tmf"})
     @Order(11)
-    void filesystemsOverTheKernelsIserInitiator() throws Exception {
+    void theKernelsIserInitiator(String scenario) throws Exception {
         long t0 = System.nanoTime();
         int port = DaemonProcess.freePort();
         int iserPort = DaemonProcess.freePort();
@@ -346,12 +350,12 @@ class GuestInitiatorIT {
         vars.put("PORT", Integer.toString(port));
         vars.put("ISER_PORT", Integer.toString(iserPort));
         vars.put("IQN", iqn);
-        try (GuestVm vm = GuestVm.start("iser-filesystems", vars, GUEST_TIMEOUT)) {
+        try (GuestVm vm = GuestVm.start(scenario, vars, GUEST_TIMEOUT)) {
             GuestVm.Result r = vm.finish(GUEST_TIMEOUT.plus(WAIT_SLACK));
-            assertThat(r.exitCode()).as("guest scenario iser-filesystems failed:\n%s%s\n%s", r.failures(), vm.tail(),
+            assertThat(r.exitCode()).as("guest scenario %s failed:\n%s%s\n%s", scenario, r.failures(), vm.tail(),
                     daemon.describe()).isZero();
         } finally {
-            stopOwnDaemon(daemon, "iser-filesystems", t0);
+            stopOwnDaemon(daemon, scenario, t0);
         }
     }
 

@@ -15,6 +15,7 @@ import org.jtarget.fabric.iscsi.spi.TaskTransfer;
 import org.jtarget.rdma.CompletionQueue;
 import org.jtarget.rdma.Errno;
 import org.jtarget.rdma.QueuePair;
+import org.jtarget.rdma.SendFlags;
 import org.jtarget.rdma.WorkCompletion;
 import org.jtarget.rdma.WorkCompletionStatus;
 import org.jtarget.rdma.WorkRequest;
@@ -446,6 +447,13 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             wr.reset();
             wr.wrId = SEND | slot;
             wr.addSge(memory.address(b, 0), length, memory.lkey());
+            if (pdu.opcode() == Opcode.TASK_MGMT_RESPONSE) {
+                // The tasks a TMF ended may still have RDMA READs in flight; once the initiator
+                // has the response it unregisters their buffers (Linux ib_iser), and a READ that
+                // arrives later finds an invalid STag and kills the connection. A FENCE holds the
+                // response until every earlier READ of the queue pair is complete.
+                wr.sendFlags |= SendFlags.FENCE;
+            }
             int rc = qp.postSend(wr);
             if (rc != Errno.OK) {
                 freeSends[freeSendCount++] = slot;

@@ -189,6 +189,39 @@ public final class IserTestInitiator implements AutoCloseable {
      * @return the SCSI Response (caller releases)
      */
     public IscsiPdu command(byte[] cdb, boolean read, boolean write, int edtl, int immediate) throws Exception {
+        send(scsiCommand(cdb, read, write, edtl, immediate), read, write, immediate);
+        IscsiPdu response = receive();
+        expStatSn = response.statSn() + 1;
+        return response;
+    }
+
+    /**
+     * Sends one SCSI command without waiting for its response (loopback provider only: the next
+     * SEND reuses the send buffer, which the loopback provider has copied by then).
+     *
+     * @return its Initiator Task Tag
+     */
+    public int sendCommand(byte[] cdb, boolean read, boolean write, int edtl) throws Exception {
+        IscsiPdu cmd = scsiCommand(cdb, read, write, edtl, 0);
+        int itt = cmd.initiatorTaskTag();
+        send(cmd, read, write, 0);
+        return itt;
+    }
+
+    /** Sends an immediate Task Management Function Request for the current LUN without waiting (RFC 7143 11.5). */
+    public void sendTaskManagement(int function, int referencedItt) throws Exception {
+        IscsiPdu tmf = IscsiPdu.create(UnpooledByteBufAllocator.DEFAULT, Opcode.TASK_MGMT_REQUEST);
+        tmf.immediate(true);
+        tmf.flags(IscsiPdu.FINAL_BIT | function);
+        tmf.lunField(lunField);
+        tmf.initiatorTaskTag(nextItt++);
+        tmf.bhs().setInt(20, referencedItt); // Referenced Task Tag
+        tmf.cmdSn(cmdSn);
+        tmf.expStatSn(expStatSn);
+        send(tmf, false, false, 0);
+    }
+
+    private IscsiPdu scsiCommand(byte[] cdb, boolean read, boolean write, int edtl, int immediate) {
         ByteBuf data = Unpooled.copiedBuffer(memory.slice(WRITE_AREA, immediate));
         IscsiPdu cmd = IscsiPdu.create(UnpooledByteBufAllocator.DEFAULT, Opcode.SCSI_COMMAND, data);
         cmd.flags(IscsiPdu.FINAL_BIT | (read ? 0x40 : 0) | (write ? 0x20 : 0) | 1 /* simple */);
@@ -198,17 +231,21 @@ public final class IserTestInitiator implements AutoCloseable {
         cmd.cmdSn(cmdSn++);
         cmd.expStatSn(expStatSn);
         cmd.bhs().setBytes(IscsiPdu.CDB_OFFSET, cdb);
-        IscsiPdu response = exchange(cmd, read, write, immediate);
-        expStatSn = response.statSn() + 1;
-        return response;
+        return cmd;
+    }
+
+    /** Sends a PDU (consumed) in a SEND behind its iSER header and waits for the answering PDU. */
+    private IscsiPdu exchange(IscsiPdu pdu, boolean read, boolean write, int unsolicited) throws Exception {
+        send(pdu, read, write, unsolicited);
+        return receive();
     }
 
     /**
-     * Sends a PDU (consumed) in a SEND behind its iSER header and waits for the answering PDU.
+     * Sends a PDU (consumed) in a SEND behind its iSER header.
      *
      * @param unsolicited bytes of {@link #WRITE_AREA} the PDU carries: the write base offset points past them
      */
-    private IscsiPdu exchange(IscsiPdu pdu, boolean read, boolean write, int unsolicited) throws Exception {
+    private void send(IscsiPdu pdu, boolean read, boolean write, int unsolicited) {
         int dsl = pdu.data().readableBytes();
         pdu.dataSegmentLength(dsl);
         ByteBuf out = memory.slice(SEND_OFFSET, RECEIVE_SIZE).clear();
@@ -225,12 +262,20 @@ public final class IserTestInitiator implements AutoCloseable {
         if (qp.postSend(wr) != Errno.OK) {
             throw new IllegalStateException("SEND refused");
         }
-        return receive();
     }
 
     /** The next received PDU, after its iSER header was checked (0x10, no STags). */
     IscsiPdu receive() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        IscsiPdu pdu = poll(10_000);
+        if (pdu == null) {
+            throw new IllegalStateException("no PDU within 10 s");
+        }
+        return pdu;
+    }
+
+    /** The next received PDU within {@code millis}, or null. */
+    public IscsiPdu poll(long millis) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         while (System.nanoTime() < deadline) {
             if (cq.poll(wcs, 1) == 0) {
                 Thread.sleep(1);
@@ -255,7 +300,7 @@ public final class IserTestInitiator implements AutoCloseable {
             copy.release();
             return pdu;
         }
-        throw new IllegalStateException("no PDU within 10 s");
+        return null;
     }
 
     private void postReceive(int slot) {
