@@ -1,6 +1,7 @@
 package org.jtarget.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -49,7 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
  *     and on;</li>
  * <li>the kernel's iSER initiator (open-iscsi iface {@code iser}, ib_iser over siw) against an iSER
  *     portal: data read back, ext4 and xfs, fio with crc32c verify, fsck clean, logout; and</li>
- * <li>LOGICAL UNIT RESET and TARGET WARM RESET (sg_reset) over iSER while fio verifies.</li>
+ * <li>LOGICAL UNIT RESET and TARGET WARM RESET (sg_reset) over iSER while fio verifies, and</li>
+ * <li>ABORT TASK over iSER: the guest's SCSI error handler aborts a write stuck in a frozen store.</li>
  * </ol>
  * Each scenario prints its wall time and the guest's boot time. The guest runs under TCG on
  * machines without hardware virtualisation (minutes of CPU for the suite), so fio runs are short
@@ -327,6 +329,48 @@ class GuestInitiatorIT {
     @ValueSource(strings = {"iser-filesystems", "iser-tmf"})
     @Order(11)
     void theKernelsIserInitiator(String scenario) throws Exception {
+        runIserScenario(scenario, "data/iser.img", vm -> { });
+    }
+
+    /**
+     * Scenario 13 (ABORT TASK from Linux over iSER): LUN 0's backing file lies on a loop-mounted
+     * ext4 that the test freezes (fsfreeze) when the guest asks, so the guest's 1 MiB write blocks
+     * in the daemon's store while NOP-Outs are still answered; after its 3 s command timeout the
+     * guest's SCSI error handler sends ABORT TASK, the guest asks for the thaw, and the abort must
+     * succeed and the data read back. Needs root (loop mount, fsfreeze): skipped otherwise.
+     */
+    @Test
+    @Order(13)
+    void abortTaskFromTheKernelsIserInitiator() throws Exception {
+        Path image = dir.resolve("store.ext4");
+        Path store = Files.createDirectories(dir.resolve("store"));
+        ClientTool.Result mount = ClientTool.run(Duration.ofSeconds(60), null, "sh", "-c",
+                "truncate -s 320M '" + image + "' && mkfs.ext4 -q -F '" + image + "' && mount -o loop '" + image
+                        + "' '" + store + "'");
+        assumeTrue(mount.exitCode() == 0, "cannot mount a loop file system: " + mount.describe());
+        try {
+            runIserScenario("iser-abort", store.resolve("iser.img").toString(), vm -> {
+                vm.awaitLine(Pattern.compile("^JTARGET-GUEST-SIGNAL freeze-store$"), GUEST_TIMEOUT);
+                ClientTool.runOk(Duration.ofSeconds(30), null, "fsfreeze", "-f", store.toString());
+                vm.awaitLine(Pattern.compile("^JTARGET-GUEST-SIGNAL thaw-store$"), GUEST_TIMEOUT);
+                ClientTool.runOk(Duration.ofSeconds(30), null, "fsfreeze", "-u", store.toString());
+            });
+        } finally {
+            ClientTool.run(Duration.ofSeconds(30), null, "fsfreeze", "-u", store.toString()); // if still frozen
+            ClientTool.run(Duration.ofSeconds(30), null, "umount", store.toString());
+        }
+    }
+
+    /** What the host does while a guest scenario runs. */
+    private interface DuringGuest {
+        void run(GuestVm vm) throws Exception;
+    }
+
+    /**
+     * Runs an iSER scenario against its own daemon: a TCP and an iSER portal (256 MiB pinned arena)
+     * on one target, LUN 0 a file store at {@code filePath}, LUN 1 a memory store.
+     */
+    private void runIserScenario(String scenario, String filePath, DuringGuest during) throws Exception {
         long t0 = System.nanoTime();
         int port = DaemonProcess.freePort();
         int iserPort = DaemonProcess.freePort();
@@ -337,20 +381,21 @@ class GuestInitiatorIT {
                   - { name: tcp, listen: "127.0.0.1:%d" }
                   - { name: rdma, listen: "127.0.0.1:%d", portal-group-tag: 2, transport: iser }
                 backstores:
-                  - { name: iserfile, type: file, path: data/iser.img, size: %dMiB, create: true }
+                  - { name: iserfile, type: file, path: "%s", size: %dMiB, create: true }
                   - { name: isermem, type: memory, size: %dMiB }
                 targets:
                   - iqn: %s
                     portals: [tcp, rdma]
                     luns: [ { lun: 0, backstore: iserfile }, { lun: 1, backstore: isermem } ]
                     acl: ["*"]
-                """.formatted(port, iserPort, LUN_MIB, XFS_LUN_MIB, iqn));
+                """.formatted(port, iserPort, filePath, LUN_MIB, XFS_LUN_MIB, iqn));
         DaemonProcess daemon = DaemonProcess.start(config, port);
         Map<String, String> vars = vars();
         vars.put("PORT", Integer.toString(port));
         vars.put("ISER_PORT", Integer.toString(iserPort));
         vars.put("IQN", iqn);
         try (GuestVm vm = GuestVm.start(scenario, vars, GUEST_TIMEOUT)) {
+            during.run(vm);
             GuestVm.Result r = vm.finish(GUEST_TIMEOUT.plus(WAIT_SLACK));
             assertThat(r.exitCode()).as("guest scenario %s failed:\n%s%s\n%s", scenario, r.failures(), vm.tail(),
                     daemon.describe()).isZero();
