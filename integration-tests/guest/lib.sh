@@ -172,6 +172,42 @@ check_files() {
   echo "checksums of $(wc -l </tmp/"$(basename "$dir")".sha256) files in $dir match"
 }
 
+# filesystem_checks EXT4_DISK XFS_DISK: mkfs.ext4 and mkfs.xfs, 8 files of known checksums on each,
+# read back after a remount with the page cache dropped, fio random writes with crc32c verify on
+# both at once (FIO_SECONDS), the files again, unmount, fsck clean (e2fsck -fn, xfs_repair -n).
+filesystem_checks() {
+  local ext4=$1 xfs=$2
+  step "mkfs.ext4 $ext4, mkfs.xfs $xfs"
+  run mkfs.ext4 -q -F "$ext4"
+  run mkfs.xfs -q -f "$xfs"
+  mkdir -p /mnt/ext4 /mnt/xfs
+  run mount -t ext4 "$ext4" /mnt/ext4
+  run mount -t xfs "$xfs" /mnt/xfs
+
+  step "files with known checksums"
+  checksum_files /mnt/ext4 8
+  checksum_files /mnt/xfs 8
+  run umount /mnt/ext4
+  run umount /mnt/xfs
+  drop_caches
+  run mount -t ext4 "$ext4" /mnt/ext4
+  run mount -t xfs "$xfs" /mnt/xfs
+  check_files /mnt/ext4
+  check_files /mnt/xfs
+
+  step "fio on both file systems"
+  fio_verify fs --size=48M --runtime="$FIO_SECONDS" --iodepth=8 \
+    --name=ext4 --filename=/mnt/ext4/fio.data --name=xfs --filename=/mnt/xfs/fio.data
+  check_files /mnt/ext4
+  check_files /mnt/xfs
+
+  step "unmount, fsck"
+  run umount /mnt/ext4
+  run umount /mnt/xfs
+  run e2fsck -fn "$ext4"
+  run xfs_repair -n "$xfs"
+}
+
 # drop_caches: the next read goes to the target, not the guest's page cache.
 drop_caches() {
   sync
@@ -207,6 +243,28 @@ siw_p2p_start() {
   run rdma link add siw0 type siw netdev eth0
   runto /tmp/rdma-link rdma link
   grep -q "siw0/1 state ACTIVE" /tmp/rdma-link || fail "siw0 ($1) is not ACTIVE in 'rdma link'"
+}
+
+# iser_login IQN TCP_PORT ISER_PORT: the RDMA stack (rdma_start) and iscsid up, ib_iser loaded,
+# SendTargets discovery over the target's TCP portal, a node record for HOST:ISER_PORT (portal
+# group 2) through open-iscsi's iface iser (created if this open-iscsi lacks it), login, and a
+# check that the session runs over the iser transport.
+iser_login() {
+  local iqn=$1 port=$2 iser_port=$3
+  rdma_start
+  iscsi_start
+  run modprobe ib_iser
+  discover "$port" "$iqn"
+  step "iface iser, node record for $HOST:$iser_port through it"
+  if ! iscsiadm -m iface -I iser >/dev/null 2>&1; then
+    run iscsiadm -m iface -I iser -o new
+    run iscsiadm -m iface -I iser -o update -n iface.transport_name -v iser
+  fi
+  iscsiadm -m iface -I iser | grep -E "iface.(iscsi_ifacename|transport_name)"
+  node_new "$iqn" "$iser_port" 2 iser
+  login "$iqn" "$iser_port" iser
+  iscsiadm -m session -P 1 | grep -E "Iface Transport|Current Portal|iSCSI Connection State"
+  iscsiadm -m session -P 1 | grep -q "Iface Transport: iser" || fail "the session to $iqn does not run over iser"
 }
 
 # guest_address: the guest's IPv4 address on eth0 (10.0.2.15 under QEMU's user-mode network).

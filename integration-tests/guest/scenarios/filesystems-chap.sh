@@ -31,35 +31,7 @@ d2=$(disk_of "$s2" 0) || fail "no disk for $IQN_MUTUAL LUN 0"
 echo "one-way CHAP: session $s1 disk $d1; mutual CHAP: session $s2 disk $d2"
 iscsiadm -m session
 
-step "mkfs.ext4 $d1, mkfs.xfs $d2"
-run mkfs.ext4 -q -F "$d1"
-run mkfs.xfs -q -f "$d2"
-mkdir -p /mnt/ext4 /mnt/xfs
-run mount -t ext4 "$d1" /mnt/ext4
-run mount -t xfs "$d2" /mnt/xfs
-
-step "files with known checksums"
-checksum_files /mnt/ext4 8
-checksum_files /mnt/xfs 8
-run umount /mnt/ext4
-run umount /mnt/xfs
-drop_caches
-run mount -t ext4 "$d1" /mnt/ext4
-run mount -t xfs "$d2" /mnt/xfs
-check_files /mnt/ext4
-check_files /mnt/xfs
-
-step "fio on both file systems"
-fio_verify fs --size=48M --runtime="$FIO_SECONDS" --iodepth=8 \
-  --name=ext4 --filename=/mnt/ext4/fio.data --name=xfs --filename=/mnt/xfs/fio.data
-check_files /mnt/ext4
-check_files /mnt/xfs
-
-step "unmount, fsck"
-run umount /mnt/ext4
-run umount /mnt/xfs
-run e2fsck -fn "$d1"
-run xfs_repair -n "$d2"
+filesystem_checks "$d1" "$d2"
 
 logout "$IQN_ONEWAY" "$PORT"
 logout "$IQN_MUTUAL" "$PORT"

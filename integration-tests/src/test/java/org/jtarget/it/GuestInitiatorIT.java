@@ -1,6 +1,7 @@
 package org.jtarget.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,10 +44,14 @@ import org.junit.jupiter.api.io.TempDir;
  * <li>our rping client against {@code rping -s} in the guest through a QEMU port forward, CRC off
  *     and on,</li>
  * <li>scenario 8 with our client asking for RFC 6581 peer-to-peer mode (RTR zero-length RDMA WRITE,
- *     then READ; the stock siw honours the request as responder), CRC off and on, and</li>
+ *     then READ; the stock siw honours the request as responder), CRC off and on,</li>
  * <li>scenario 7 with the guest's rping over a siw built with peer-to-peer mode on (it asks for it,
  *     offering WRITE and READ, or READ alone; our server picks the RTR and waits for it), CRC off
- *     and on.</li>
+ *     and on;</li>
+ * <li>the kernel's iSER initiator (open-iscsi iface {@code iser}, ib_iser over siw) against an iSER
+ *     portal: data read back, ext4 and xfs, fio with crc32c verify, fsck clean, logout; and</li>
+ * <li>LOGICAL UNIT RESET and TARGET WARM RESET (sg_reset) over iSER while fio verifies, and</li>
+ * <li>ABORT TASK over iSER: the guest's SCSI error handler aborts a write stuck in a frozen store.</li>
  * </ol>
  * Each scenario prints its wall time and the guest's boot time. The guest runs under TCG on
  * machines without hardware virtualisation (minutes of CPU for the suite), so fio runs are short
@@ -185,15 +190,7 @@ class GuestInitiatorIT {
             assertThat(r.exitCode()).as("guest scenario daemon-restart failed:\n%s%s\n%s", r.failures(), vm.tail(),
                     daemon.describe()).isZero();
         } finally {
-            try {
-                daemon.stopCleanly();
-            } finally {
-                if (daemon.isAlive()) {
-                    daemon.kill();
-                }
-                System.out.println("GuestInitiatorIT daemon-restart: wall time " + (System.nanoTime() - t0)
-                        / 1_000_000 / 1000.0 + " s");
-            }
+            stopOwnDaemon(daemon, "daemon-restart", t0);
         }
     }
 
@@ -319,6 +316,94 @@ class GuestInitiatorIT {
         assertThat(out).as("our rping server").contains("rping: peer-to-peer mode, RTR zero-length RDMA " + rtr);
     }
 
+    /**
+     * Scenarios 11 and 12 (issue 15, the Linux kernel's iSER initiator): its own daemon with a TCP
+     * portal and an iSER portal (iwarp provider, the guest's siw is its peer) on one target with a
+     * file LUN and a memory LUN; the guest discovers over TCP and logs in through open-iscsi's
+     * iface {@code iser}. {@code iser-filesystems}: 8 MiB written and read back, then ext4 and xfs
+     * with checksummed files, fio with crc32c verify, fsck clean, logout. {@code iser-tmf}: fio
+     * with crc32c verify on both LUNs while sg_reset sends LOGICAL UNIT RESETs and a TARGET WARM
+     * RESET; every TMF succeeds, fio finishes clean, the connection survives.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"iser-filesystems", "iser-tmf"})
+    @Order(11)
+    void theKernelsIserInitiator(String scenario) throws Exception {
+        runIserScenario(scenario, "data/iser.img", vm -> { });
+    }
+
+    /**
+     * Scenario 13 (ABORT TASK from Linux over iSER): LUN 0's backing file lies on a loop-mounted
+     * ext4 that the test freezes (fsfreeze) when the guest asks, so the guest's 1 MiB write blocks
+     * in the daemon's store while NOP-Outs are still answered; after its 3 s command timeout the
+     * guest's SCSI error handler sends ABORT TASK, the guest asks for the thaw, and the abort must
+     * succeed and the data read back. Needs root (loop mount, fsfreeze): skipped otherwise.
+     */
+    @Test
+    @Order(13)
+    void abortTaskFromTheKernelsIserInitiator() throws Exception {
+        Path image = dir.resolve("store.ext4");
+        Path store = Files.createDirectories(dir.resolve("store"));
+        ClientTool.Result mount = ClientTool.run(Duration.ofSeconds(60), null, "sh", "-c",
+                "truncate -s 320M '" + image + "' && mkfs.ext4 -q -F '" + image + "' && mount -o loop '" + image
+                        + "' '" + store + "'");
+        assumeTrue(mount.exitCode() == 0, "cannot mount a loop file system: " + mount.describe());
+        try {
+            runIserScenario("iser-abort", store.resolve("iser.img").toString(), vm -> {
+                vm.awaitLine(Pattern.compile("^JTARGET-GUEST-SIGNAL freeze-store$"), GUEST_TIMEOUT);
+                ClientTool.runOk(Duration.ofSeconds(30), null, "fsfreeze", "-f", store.toString());
+                vm.awaitLine(Pattern.compile("^JTARGET-GUEST-SIGNAL thaw-store$"), GUEST_TIMEOUT);
+                ClientTool.runOk(Duration.ofSeconds(30), null, "fsfreeze", "-u", store.toString());
+            });
+        } finally {
+            ClientTool.run(Duration.ofSeconds(30), null, "fsfreeze", "-u", store.toString()); // if still frozen
+            ClientTool.run(Duration.ofSeconds(30), null, "umount", store.toString());
+        }
+    }
+
+    /** What the host does while a guest scenario runs. */
+    private interface DuringGuest {
+        void run(GuestVm vm) throws Exception;
+    }
+
+    /**
+     * Runs an iSER scenario against its own daemon: a TCP and an iSER portal (256 MiB pinned arena)
+     * on one target, LUN 0 a file store at {@code filePath}, LUN 1 a memory store.
+     */
+    private void runIserScenario(String scenario, String filePath, DuringGuest during) throws Exception {
+        long t0 = System.nanoTime();
+        int port = DaemonProcess.freePort();
+        int iserPort = DaemonProcess.freePort();
+        String iqn = IQN_PREFIX + "iser";
+        Path config = DaemonConfig.write(dir, """
+                daemon: { buffer-pool: { pinned-size: 256MiB, pin: true } }
+                portals:
+                  - { name: tcp, listen: "127.0.0.1:%d" }
+                  - { name: rdma, listen: "127.0.0.1:%d", portal-group-tag: 2, transport: iser }
+                backstores:
+                  - { name: iserfile, type: file, path: "%s", size: %dMiB, create: true }
+                  - { name: isermem, type: memory, size: %dMiB }
+                targets:
+                  - iqn: %s
+                    portals: [tcp, rdma]
+                    luns: [ { lun: 0, backstore: iserfile }, { lun: 1, backstore: isermem } ]
+                    acl: ["*"]
+                """.formatted(port, iserPort, filePath, LUN_MIB, XFS_LUN_MIB, iqn));
+        DaemonProcess daemon = DaemonProcess.start(config, port);
+        Map<String, String> vars = vars();
+        vars.put("PORT", Integer.toString(port));
+        vars.put("ISER_PORT", Integer.toString(iserPort));
+        vars.put("IQN", iqn);
+        try (GuestVm vm = GuestVm.start(scenario, vars, GUEST_TIMEOUT)) {
+            during.run(vm);
+            GuestVm.Result r = vm.finish(GUEST_TIMEOUT.plus(WAIT_SLACK));
+            assertThat(r.exitCode()).as("guest scenario %s failed:\n%s%s\n%s", scenario, r.failures(), vm.tail(),
+                    daemon.describe()).isZero();
+        } finally {
+            stopOwnDaemon(daemon, scenario, t0);
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private static Map<String, String> vars() {
@@ -328,6 +413,22 @@ class GuestInitiatorIT {
         vars.put("FIO_SECONDS", FIO_SECONDS);
         vars.put("LUN_BYTES", Long.toString(LUN_MIB * DaemonConfig.MIB));
         return vars;
+    }
+
+    /**
+     * Stops a scenario's own daemon cleanly (a non-zero exit or a leak fails the test), kills it if
+     * it is still alive after that, and prints the scenario's wall time since {@code t0}.
+     */
+    private static void stopOwnDaemon(DaemonProcess daemon, String scenario, long t0) {
+        try {
+            daemon.stopCleanly();
+        } finally {
+            if (daemon.isAlive()) {
+                daemon.kill();
+            }
+            System.out.println("GuestInitiatorIT " + scenario + ": wall time " + (System.nanoTime() - t0) / 1_000_000
+                    / 1000.0 + " s");
+        }
     }
 
     /** Boots the guest on one scenario, waits for it, fails with its failed checks and the daemon's log. */

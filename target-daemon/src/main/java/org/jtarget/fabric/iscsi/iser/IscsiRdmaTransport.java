@@ -15,6 +15,7 @@ import org.jtarget.fabric.iscsi.spi.TaskTransfer;
 import org.jtarget.rdma.CompletionQueue;
 import org.jtarget.rdma.Errno;
 import org.jtarget.rdma.QueuePair;
+import org.jtarget.rdma.SendFlags;
 import org.jtarget.rdma.WorkCompletion;
 import org.jtarget.rdma.WorkCompletionStatus;
 import org.jtarget.rdma.WorkRequest;
@@ -318,9 +319,12 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     // ------------------------------------------------------------------ IscsiTransport: data movement
 
     /**
-     * RDMA READs of the task's next Data-Out from the initiator's write buffer (write base offset
-     * + buffer offset), each into a registered buffer that goes to the store as it is; at most
-     * {@link IserLimits#readsPerTask()} in flight per task.
+     * RDMA READs of the task's next Data-Out from the initiator's write buffer, each into a
+     * registered buffer that goes to the store as it is; at most
+     * {@link IserLimits#readsPerTask()} in flight per task. The write base offset names the
+     * first solicited byte, past the immediate and unsolicited data (Linux ib_iser,
+     * {@code iser_prepare_write_cmd}: its buffer's address + the unsolicited size; isert reads
+     * from it as it is): buffer offset {@code o} lies at write base + o - solicited start.
      */
     @Override
     public void requestDataOut(TaskTransfer task) {
@@ -343,7 +347,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
                 fail("no registered memory for " + length + " bytes of Data-Out");
                 return;
             }
-            long remote = remoteBuffers.writeBase(slot) + task.requested();
+            long remote = remoteBuffers.writeBase(slot) + task.requested() - task.solicitedStart();
             if (!postData(WorkRequestOpcode.RDMA_READ, into, into.writerIndex(), length, remote,
                     remoteBuffers.writeStag(slot), task)) {
                 return;
@@ -443,6 +447,13 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             wr.reset();
             wr.wrId = SEND | slot;
             wr.addSge(memory.address(b, 0), length, memory.lkey());
+            if (pdu.opcode() == Opcode.TASK_MGMT_RESPONSE) {
+                // The tasks a TMF ended may still have RDMA READs in flight; once the initiator
+                // has the response it unregisters their buffers (Linux ib_iser), and a READ that
+                // arrives later finds an invalid STag and kills the connection. A FENCE holds the
+                // response until every earlier READ of the queue pair is complete.
+                wr.sendFlags |= SendFlags.FENCE;
+            }
             int rc = qp.postSend(wr);
             if (rc != Errno.OK) {
                 freeSends[freeSendCount++] = slot;

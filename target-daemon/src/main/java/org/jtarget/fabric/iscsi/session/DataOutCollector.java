@@ -72,7 +72,7 @@ final class DataOutCollector {
 
     private static void unsolicitedDone(IscsiTask task) {
         task.unsolicitedDone = true;
-        task.r2tBase = task.received;
+        task.solicitedStart(task.received);
         task.requested(task.received);
         task.expectedDataSn = 0;
     }
@@ -160,7 +160,7 @@ final class DataOutCollector {
                     || offset + len > task.requested()) {
                 return false;
             }
-            if ((offset - task.r2tBase) % params.maxBurstLength() == 0) {
+            if ((offset - task.solicitedStart()) % params.maxBurstLength() == 0) {
                 task.expectedDataSn = 0; // a new R2T sequence starts its own DataSN numbering
             }
         } else if (task.unsolicitedDone || offset + len > unsolicitedLimit(task)) {
@@ -177,7 +177,7 @@ final class DataOutCollector {
         if (!solicited && (pdu.finalFlag() || task.received >= unsolicitedLimit(task))) {
             unsolicitedDone(task);
         } else if (solicited && (task.received == task.requested()
-                || (task.received - task.r2tBase) % params.maxBurstLength() == 0)) {
+                || (task.received - task.solicitedStart()) % params.maxBurstLength() == 0)) {
             task.outstanding(task.outstanding() - 1); // this R2T's sequence is complete
         }
         return true;

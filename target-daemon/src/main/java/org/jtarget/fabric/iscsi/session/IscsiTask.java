@@ -28,8 +28,6 @@ final class IscsiTask extends TaskTransfer {
     boolean writePending;
     /** dataOutComplete was called. */
     boolean dataOutDone;
-    /** Start of the solicited range (bytes received when the unsolicited burst ended). */
-    int r2tBase;
     /**
      * A Data-Out of this task was discarded for a data digest error (RFC 7143 7.8): once the
      * outstanding transfers end, the task ends with CHECK CONDITION, PROTOCOL SERVICE CRC ERROR.
@@ -76,7 +74,6 @@ final class IscsiTask extends TaskTransfer {
         expectedDataSn = 0;
         writePending = false;
         dataOutDone = false;
-        r2tBase = 0;
         dataDigestError = false;
         endWithCrcError = false;
         parked = false;

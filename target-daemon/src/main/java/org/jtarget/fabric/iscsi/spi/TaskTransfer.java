@@ -15,6 +15,7 @@ public abstract class TaskTransfer {
     private int pduSn;
     private int wanted;
     private int requested;
+    private int solicitedStart;
     private int outstanding;
 
     /** The command whose data moves. */
@@ -55,6 +56,15 @@ public abstract class TaskTransfer {
     public final int requested() { return requested; }
     public final void requested(int offset) { this.requested = offset; }
 
+    /**
+     * The buffer offset where the solicited Data-Out starts: the bytes of immediate data and
+     * unsolicited Data-Out before it. Over iSER the write base offset of the command's iSER
+     * header already points here (Linux ib_iser sends its buffer's address + this many bytes), so
+     * RDMA READs address the initiator's buffer relative to this offset.
+     */
+    public final int solicitedStart() { return solicitedStart; }
+    public final void solicitedStart(int offset) { this.solicitedStart = offset; }
+
     /** Requests (TCP: R2Ts) whose data has not all arrived. */
     public final int outstanding() { return outstanding; }
     public final void outstanding(int n) { this.outstanding = n; }
@@ -67,6 +77,7 @@ public abstract class TaskTransfer {
         pduSn = 0;
         wanted = 0;
         requested = 0;
+        solicitedStart = 0;
         outstanding = 0;
     }
 }

@@ -21,6 +21,7 @@ import org.jtarget.rdma.cm.CmEventType;
 import org.jtarget.rdma.cm.CmListener;
 import org.jtarget.rdma.loopback.LoopbackConnectionManager;
 import org.jtarget.rdma.loopback.LoopbackDevice;
+import org.jtarget.rdma.PinnedMemoryPolicy;
 import org.jtarget.scsi.alua.TargetPortGroups;
 import org.jtarget.scsi.lun.LogicalUnitDefinition;
 import org.jtarget.scsi.lun.NodeAcl;
@@ -28,14 +29,17 @@ import org.jtarget.scsi.lun.TargetRegistry;
 import org.jtarget.scsi.spi.ScsiStatus;
 import org.jtarget.scsi.spi.TargetCore;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -69,9 +73,46 @@ class IscsiRdmaTransportTest {
 
     /** The provider under test: loopback here, iwarp in {@link IscsiRdmaTransportIwarpTest}. */
     void provider() throws Exception {
-        LoopbackDevice loopback = new LoopbackDevice();
+        heldReads = new HeldReads();
+        LoopbackDevice loopback = new LoopbackDevice("loopback0", LoopbackDevice.DEFAULT_ATTRIBUTES,
+                PinnedMemoryPolicy.ANY_NATIVE, heldReads);
         device = loopback;
         cm = new LoopbackConnectionManager(loopback);
+    }
+
+    /**
+     * Where the loopback provider places RDMA READ responses: at once, or, while holding, only
+     * when released (a READ whose response is still on the wire). Null for other providers.
+     */
+    HeldReads heldReads;
+
+    static final class HeldReads implements Executor {
+        private final ArrayDeque<Runnable> held = new ArrayDeque<>();
+        private boolean holding;
+
+        @Override
+        public synchronized void execute(Runnable placement) {
+            if (holding) {
+                held.add(placement);
+            } else {
+                placement.run();
+            }
+        }
+
+        synchronized void hold() {
+            holding = true;
+        }
+
+        synchronized int held() {
+            return held.size();
+        }
+
+        synchronized void release() {
+            holding = false;
+            for (Runnable r; (r = held.poll()) != null; ) {
+                r.run();
+            }
+        }
     }
 
     /** The provider of a subclass. */
@@ -156,6 +197,75 @@ class IscsiRdmaTransportTest {
         }
         assertThat(initiator.memory.slice(IserTestInitiator.READ_AREA, n))
                 .isEqualTo(initiator.memory.slice(IserTestInitiator.WRITE_AREA, n));
+    }
+
+    /**
+     * Linux's ib_iser sends a WRITE's first FirstBurstLength bytes (at most the target's 8192) as
+     * immediate data and sets the write base offset to its buffer + those bytes: the target must
+     * RDMA READ the rest from there, not from base + buffer offset (that read 8 KiB too far).
+     */
+    @Test
+    void writeWithImmediateDataReadsTheRestFromTheWriteBaseOffset() throws Exception {
+        initiator.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
+        initiator.immediateData(true);
+        assertThat(initiator.login(INITIATOR, TARGET)).isZero();
+
+        int n = IserTestInitiator.DATA_SIZE;
+        for (int i = 0; i < n; i++) {
+            initiator.memory.setByte(IserTestInitiator.WRITE_AREA + i, i * 7 + (i >>> 13));
+        }
+        byte[] write10 = {0x2a, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0}; // 2048 blocks of 512 at LBA 0
+        IscsiPdu rsp = initiator.command(write10, false, true, n, 8192);
+        try (ScsiResponse written = new ScsiResponse(rsp)) {
+            assertThat(rsp.opcode()).isEqualTo(Opcode.SCSI_RESPONSE);
+            assertThat(written.byte3()).isEqualTo(ScsiStatus.GOOD);
+        }
+        initiator.memory.setZero(IserTestInitiator.READ_AREA, n);
+        byte[] read10 = {0x28, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0};
+        try (ScsiResponse read = scsi(read10, true, false, n)) {
+            assertThat(read.byte3()).isEqualTo(ScsiStatus.GOOD);
+        }
+        assertThat(initiator.memory.slice(IserTestInitiator.READ_AREA, n))
+                .isEqualTo(initiator.memory.slice(IserTestInitiator.WRITE_AREA, n));
+    }
+
+    /**
+     * A LOGICAL UNIT RESET arrives while a WRITE's RDMA READs are still on the wire: its response
+     * must wait until they are complete, since Linux's ib_iser unregisters the ended tasks' buffers
+     * on the response and a later READ then fails the connection (seen in the guest suite: the
+     * initiator's QP request error, RETRY_EXC_ERR here, conn error 1011).
+     */
+    @Test
+    void taskManagementResponseWaitsForTheRdmaReadsOfTheTasksItEnded() throws Exception {
+        Assumptions.assumeTrue(heldReads != null, "READ responses can be held back on the loopback provider only");
+        initiator.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
+        assertThat(initiator.login(INITIATOR, TARGET)).isZero();
+
+        heldReads.hold();
+        byte[] write10 = {0x2a, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0};
+        initiator.sendCommand(write10, false, true, IserTestInitiator.DATA_SIZE);
+        for (int i = 0; i < 500 && heldReads.held() == 0; i++) {
+            Thread.sleep(2);
+        }
+        assertThat(heldReads.held()).as("RDMA READs on the wire").isPositive();
+        initiator.sendTaskManagement(5, 0xffffffff); // LOGICAL UNIT RESET
+        IscsiPdu early = initiator.poll(300);
+        if (early != null) {
+            early.release();
+        }
+        assertThat(early).as("a PDU before the WRITE's RDMA READs completed").isNull();
+
+        heldReads.release();
+        IscsiPdu rsp = initiator.receive();
+        try {
+            assertThat(rsp.opcode()).isEqualTo(Opcode.TASK_MGMT_RESPONSE);
+            assertThat(rsp.bhs().getUnsignedByte(2)).as("TMF response code").isZero(); // Function complete
+        } finally {
+            rsp.release();
+        }
+        try (ScsiResponse inquiry = scsi(new byte[] {0x12, 0, 0, 0, 96, 0}, true, false, 96)) {
+            assertThat(inquiry.byte3()).isEqualTo(ScsiStatus.GOOD); // the connection goes on
+        }
     }
 
     @Test

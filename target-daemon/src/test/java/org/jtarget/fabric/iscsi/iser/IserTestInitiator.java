@@ -70,6 +70,7 @@ public final class IserTestInitiator implements AutoCloseable {
     private int expStatSn;
     private int nextItt = 1;
     private long lunField;
+    private boolean immediateData;
 
     public IserTestInitiator(RdmaDevice device) throws Exception {
         ProtectionDomain pd = device.allocateProtectionDomain();
@@ -106,7 +107,8 @@ public final class IserTestInitiator implements AutoCloseable {
         List<Map.Entry<String, String>> keys = List.of(Map.entry("InitiatorName", initiator),
                 Map.entry("SessionType", "Normal"), Map.entry("TargetName", target),
                 Map.entry("RDMAExtensions", "Yes"), Map.entry("HeaderDigest", "None"),
-                Map.entry("DataDigest", "None"), Map.entry("ImmediateData", "No"), Map.entry("InitialR2T", "Yes"),
+                Map.entry("DataDigest", "None"), Map.entry("ImmediateData", immediateData ? "Yes" : "No"),
+                Map.entry("InitialR2T", "Yes"),
                 Map.entry("MaxBurstLength", "1048576"));
         int itt = nextItt++;
         int tsih = 0;
@@ -160,6 +162,11 @@ public final class IserTestInitiator implements AutoCloseable {
         return next;
     }
 
+    /** Whether the next login asks for ImmediateData=Yes (default No). */
+    public void immediateData(boolean on) {
+        immediateData = on;
+    }
+
     /** Addresses later commands to {@code lun} (single level, peripheral addressing). */
     public void lun(int lun) {
         lunField = (long) lun << 48;
@@ -171,7 +178,52 @@ public final class IserTestInitiator implements AutoCloseable {
      * @return the SCSI Response (caller releases)
      */
     public IscsiPdu command(byte[] cdb, boolean read, boolean write, int edtl) throws Exception {
-        IscsiPdu cmd = IscsiPdu.create(UnpooledByteBufAllocator.DEFAULT, Opcode.SCSI_COMMAND);
+        return command(cdb, read, write, edtl, 0);
+    }
+
+    /**
+     * One SCSI command whose first {@code immediate} bytes of {@link #WRITE_AREA} travel as
+     * immediate data in its SEND; its write base offset then points past them, as Linux's ib_iser
+     * sets it (buffer address + unsolicited size, {@code iser_prepare_write_cmd}).
+     *
+     * @return the SCSI Response (caller releases)
+     */
+    public IscsiPdu command(byte[] cdb, boolean read, boolean write, int edtl, int immediate) throws Exception {
+        send(scsiCommand(cdb, read, write, edtl, immediate), read, write, immediate);
+        IscsiPdu response = receive();
+        expStatSn = response.statSn() + 1;
+        return response;
+    }
+
+    /**
+     * Sends one SCSI command without waiting for its response (loopback provider only: the next
+     * SEND reuses the send buffer, which the loopback provider has copied by then).
+     *
+     * @return its Initiator Task Tag
+     */
+    public int sendCommand(byte[] cdb, boolean read, boolean write, int edtl) throws Exception {
+        IscsiPdu cmd = scsiCommand(cdb, read, write, edtl, 0);
+        int itt = cmd.initiatorTaskTag();
+        send(cmd, read, write, 0);
+        return itt;
+    }
+
+    /** Sends an immediate Task Management Function Request for the current LUN without waiting (RFC 7143 11.5). */
+    public void sendTaskManagement(int function, int referencedItt) throws Exception {
+        IscsiPdu tmf = IscsiPdu.create(UnpooledByteBufAllocator.DEFAULT, Opcode.TASK_MGMT_REQUEST);
+        tmf.immediate(true);
+        tmf.flags(IscsiPdu.FINAL_BIT | function);
+        tmf.lunField(lunField);
+        tmf.initiatorTaskTag(nextItt++);
+        tmf.bhs().setInt(20, referencedItt); // Referenced Task Tag
+        tmf.cmdSn(cmdSn);
+        tmf.expStatSn(expStatSn);
+        send(tmf, false, false, 0);
+    }
+
+    private IscsiPdu scsiCommand(byte[] cdb, boolean read, boolean write, int edtl, int immediate) {
+        ByteBuf data = Unpooled.copiedBuffer(memory.slice(WRITE_AREA, immediate));
+        IscsiPdu cmd = IscsiPdu.create(UnpooledByteBufAllocator.DEFAULT, Opcode.SCSI_COMMAND, data);
         cmd.flags(IscsiPdu.FINAL_BIT | (read ? 0x40 : 0) | (write ? 0x20 : 0) | 1 /* simple */);
         cmd.initiatorTaskTag(nextItt++);
         cmd.lunField(lunField);
@@ -179,18 +231,26 @@ public final class IserTestInitiator implements AutoCloseable {
         cmd.cmdSn(cmdSn++);
         cmd.expStatSn(expStatSn);
         cmd.bhs().setBytes(IscsiPdu.CDB_OFFSET, cdb);
-        IscsiPdu response = exchange(cmd, read, write, edtl);
-        expStatSn = response.statSn() + 1;
-        return response;
+        return cmd;
     }
 
     /** Sends a PDU (consumed) in a SEND behind its iSER header and waits for the answering PDU. */
-    private IscsiPdu exchange(IscsiPdu pdu, boolean read, boolean write, int edtl) throws Exception {
+    private IscsiPdu exchange(IscsiPdu pdu, boolean read, boolean write, int unsolicited) throws Exception {
+        send(pdu, read, write, unsolicited);
+        return receive();
+    }
+
+    /**
+     * Sends a PDU (consumed) in a SEND behind its iSER header.
+     *
+     * @param unsolicited bytes of {@link #WRITE_AREA} the PDU carries: the write base offset points past them
+     */
+    private void send(IscsiPdu pdu, boolean read, boolean write, int unsolicited) {
         int dsl = pdu.data().readableBytes();
         pdu.dataSegmentLength(dsl);
         ByteBuf out = memory.slice(SEND_OFFSET, RECEIVE_SIZE).clear();
         out.writerIndex(IserHeader.LENGTH);
-        IserHeader.encodeControl(out, 0, write, region.rkey(), region.address() + WRITE_AREA,
+        IserHeader.encodeControl(out, 0, write, region.rkey(), region.address() + WRITE_AREA + unsolicited,
                 read, region.rkey(), region.address() + READ_AREA);
         out.writeBytes(pdu.bhs(), 0, IscsiPdu.BHS_LENGTH);
         out.writeBytes(pdu.data(), pdu.data().readerIndex(), dsl);
@@ -202,12 +262,20 @@ public final class IserTestInitiator implements AutoCloseable {
         if (qp.postSend(wr) != Errno.OK) {
             throw new IllegalStateException("SEND refused");
         }
-        return receive();
     }
 
     /** The next received PDU, after its iSER header was checked (0x10, no STags). */
     IscsiPdu receive() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        IscsiPdu pdu = poll(10_000);
+        if (pdu == null) {
+            throw new IllegalStateException("no PDU within 10 s");
+        }
+        return pdu;
+    }
+
+    /** The next received PDU within {@code millis}, or null. */
+    public IscsiPdu poll(long millis) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         while (System.nanoTime() < deadline) {
             if (cq.poll(wcs, 1) == 0) {
                 Thread.sleep(1);
@@ -232,7 +300,7 @@ public final class IserTestInitiator implements AutoCloseable {
             copy.release();
             return pdu;
         }
-        throw new IllegalStateException("no PDU within 10 s");
+        return null;
     }
 
     private void postReceive(int slot) {

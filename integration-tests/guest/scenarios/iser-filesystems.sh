@@ -1,0 +1,26 @@
+# Scenario 11: the kernel's iSER initiator (ib_iser, open-iscsi's iface "iser") over the guest's
+# siw0 against the daemon's iSER portal: SendTargets discovery over the TCP portal of the same
+# target, login through iface iser to the iSER portal, 8 MiB written and read back with O_DIRECT
+# (compared), then the filesystem checks of scenario 1 (ext4 on LUN 0, xfs on LUN 1, files with
+# known checksums after a remount, fio random writes with crc32c verify on both, fsck clean), logout.
+# Variables: PORT (TCP portal) ISER_PORT IQN FIO_SECONDS
+iser_login "$IQN" "$PORT" "$ISER_PORT"
+s=$(session_of "$IQN" "$ISER_PORT") || fail "no session to $IQN at port $ISER_PORT"
+d0=$(disk_of "$s" 0) || fail "no disk for LUN 0"
+d1=$(disk_of "$s" 1) || fail "no disk for LUN 1"
+echo "iSER session $s: LUN 0 $d0, LUN 1 $d1"
+dmesg | grep -i iser | tail -5
+
+step "8 MiB written with O_DIRECT and read back"
+head -c 8388608 /dev/urandom >/tmp/pattern
+run dd if=/tmp/pattern of="$d0" bs=1M oflag=direct status=none
+run dd if="$d0" of=/tmp/readback bs=1M count=8 iflag=direct status=none
+cmp /tmp/pattern /tmp/readback || fail "the 8 MiB read back over iSER differ from what was written"
+echo "8 MiB read back equal"
+
+filesystem_checks "$d0" "$d1"
+
+logout "$IQN" "$ISER_PORT" iser
+[ -z "$(ls /sys/class/iscsi_session/ 2>/dev/null)" ] || fail "sessions left after logout: $(ls /sys/class/iscsi_session/)"
+dmesg | grep -i iser | tail -10
+step "scenario passed"
