@@ -310,7 +310,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         return switch (state) {
             case TRAILER -> trailerLength - trailer.readableBytes() + TAGGED_FPDU_HEADER;
             case LENGTH -> TAGGED_FPDU_HEADER - header.readableBytes();
-            case CONTROL -> TAGGED_FPDU_HEADER - Mpa.LENGTH_FIELD - header.readableBytes();
+            case CONTROL -> Iwarp.TAGGED_HEADER - header.readableBytes();
             case HEADER -> headerLength - header.readableBytes();
             default -> 0;
         };

@@ -444,24 +444,35 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             b.writeBytes(pdu.ahs(), pdu.ahs().readerIndex(), ahs);
             b.writeBytes(pdu.data(), pdu.data().readerIndex(), dsl);
             b.writeZero(length - b.writerIndex());
-            wr.reset();
-            wr.wrId = SEND | slot;
-            wr.addSge(memory.address(b, 0), length, memory.lkey());
-            if (pdu.opcode() == Opcode.TASK_MGMT_RESPONSE) {
-                // The tasks a TMF ended may still have RDMA READs in flight; once the initiator
-                // has the response it unregisters their buffers (Linux ib_iser), and a READ that
-                // arrives later finds an invalid STag and kills the connection. A FENCE holds the
-                // response until every earlier READ of the queue pair is complete.
-                wr.sendFlags |= SendFlags.FENCE;
-            }
-            int rc = qp.postSend(wr);
-            if (rc != Errno.OK) {
-                freeSends[freeSendCount++] = slot;
-                fail("SEND refused by the queue pair (errno " + rc + ")");
-            }
+            // The tasks a TMF ended may still have RDMA READs in flight; once the initiator has the
+            // response it unregisters their buffers (Linux ib_iser), and a READ that arrives later
+            // finds an invalid STag and kills the connection. A FENCE holds the response until
+            // every earlier READ of the queue pair is complete.
+            boolean fence = pdu.opcode() == Opcode.TASK_MGMT_RESPONSE;
+            postSend(slot, length, fence, "SEND");
         } finally {
             pdu.release();
         }
+    }
+
+    /**
+     * Posts the first {@code length} bytes of send buffer {@code slot} as one SEND; if the queue
+     * pair refuses it, the slot is free again and the connection fails. Returns whether it went.
+     */
+    private boolean postSend(int slot, int length, boolean fence, String what) {
+        wr.reset();
+        wr.wrId = SEND | slot;
+        wr.addSge(memory.address(sendBuffers[slot], 0), length, memory.lkey());
+        if (fence) {
+            wr.sendFlags |= SendFlags.FENCE;
+        }
+        int rc = qp.postSend(wr);
+        if (rc == Errno.OK) {
+            return true;
+        }
+        freeSends[freeSendCount++] = slot;
+        fail(what + " refused by the queue pair (errno " + rc + ")");
+        return false;
     }
 
     /**
@@ -679,13 +690,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
                 int slot = freeSends[--freeSendCount];
                 ByteBuf b = sendBuffers[slot].clear();
                 IserHello.encodeHelloReply(b, reply);
-                wr.reset();
-                wr.wrId = SEND | slot;
-                wr.addSge(memory.address(b, 0), b.readableBytes(), memory.lkey());
-                if (qp.postSend(wr) != Errno.OK) {
-                    freeSends[freeSendCount++] = slot;
-                    fail("HelloReply refused by the queue pair");
-                } else if (reply.rejected()) {
+                if (postSend(slot, b.readableBytes(), false, "HelloReply") && reply.rejected()) {
                     LOG.info("iSER connection {}: Hello for versions {}..{} rejected", id.remoteAddress(),
                             ok.value().minVersion(), ok.value().maxVersion());
                     closeWhenSent = true;
