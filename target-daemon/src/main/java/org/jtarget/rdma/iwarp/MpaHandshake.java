@@ -193,7 +193,7 @@ final class MpaHandshake {
         return awaitingRtrResponse;
     }
 
-    /** Our READ RTR's response arrived: the connection is established. */
+    /** Our READ RTR's response arrived (and was consumed): later READ responses are the requests'. */
     void rtrResponseReceived() {
         awaitingRtrResponse = false;
     }

@@ -63,8 +63,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     private FrameDecoder decoder;
     /** The tagged segment being placed is a READ response (else an RDMA WRITE). */
     private boolean placingReadResponse;
-    /** The MPA reply's private data, for the ESTABLISHED event a READ RTR's response still holds back. */
-    private byte[] replyData = NONE;
 
     /** A passive (server) end, created for an accepted socket. */
     TcpConnection(TcpConnectionManager cm, Channel channel, CmEventHandler listener) {
@@ -229,8 +227,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         TcpQueuePair q = qp;
         if (q != null && was == Phase.ESTABLISHED) {
             q.connectionLost();
-            cm.event(handler, mpa.awaitingRtrResponse() ? CmEventType.UNREACHABLE : CmEventType.DISCONNECTED, this,
-                    termination.peerControl());
+            cm.event(handler, CmEventType.DISCONNECTED, this, termination.peerControl());
         } else if (was == Phase.CONNECTING) {
             cm.event(handler, CmEventType.UNREACHABLE, this, NONE);
         }
@@ -304,11 +301,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
             return;
         }
         phase = Phase.ESTABLISHED;
-        replyData = MpaHandshake.bytes(privateData);
         decoder.startFpdus(mpa.crc());
-        if (!mpa.awaitingRtrResponse()) {
-            cm.event(handler, CmEventType.ESTABLISHED, this, replyData);
-        }
+        // Up at once, whatever the RTR (a READ RTR's response too is consumed whenever it comes), as
+        // Linux's siw initiator does: its responder installs its RTR receive callback only after
+        // sending the reply (siw_accept), so an RTR arriving in between goes unnoticed until more
+        // data comes; holding everything back for the READ response would then wait forever.
+        cm.event(handler, CmEventType.ESTABLISHED, this, MpaHandshake.bytes(privateData));
     }
 
     /**
@@ -418,14 +416,13 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         cm.event(handler, CmEventType.ESTABLISHED, this, NONE);
     }
 
-    /** The zero-length READ response to our READ RTR: the connection is up now. */
+    /** The zero-length READ response to our READ RTR, consumed here (it completes no work request). */
     private void rtrResponse(ByteBuf header, int payloadLength) {
         if (payloadLength != 0 || (header.getUnsignedByte(0) & Iwarp.DDP_LAST) == 0) {
             terminate(TerminateCode.DDP_BASE_BOUNDS, "the response to the READ RTR is not zero-length");
             return;
         }
         mpa.rtrResponseReceived();
-        cm.event(handler, CmEventType.ESTABLISHED, this, replyData);
     }
 
     @Override
