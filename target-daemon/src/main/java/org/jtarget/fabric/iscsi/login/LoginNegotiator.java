@@ -327,7 +327,7 @@ public final class LoginNegotiator {
     private void answerFirstBurst(String value, List<Map.Entry<String, String>> answer) {
         KeyRule rule = OperationalKeys.find("FirstBurstLength");
         if (operational.yes("InitialR2T") && !operational.yes("ImmediateData") && !operational.pendingOffer(rule.name())) {
-            answer.add(Map.entry(rule.name(), OperationalKeys.IRRELEVANT));
+            answer.add(Map.entry(rule.name(), operational.irrelevant(rule)));
             return;
         }
         addAnswer(answer, rule.name(), operational.accept(rule, value, discovery(), tsih == 0));

@@ -85,6 +85,15 @@ final class OperationalNegotiation {
         return rule.kind() == KeyKind.DECLARATIVE && !isSpecial(result) ? null : result;
     }
 
+    /**
+     * The initiator's offer of a key that the other keys make irrelevant: answered Irrelevant, and
+     * counted as offered so that the target does not offer it too.
+     */
+    String irrelevant(KeyRule rule) {
+        initiatorKeys.add(rule.name());
+        return OperationalKeys.IRRELEVANT;
+    }
+
     /** The result of an offer under the key's function, or Reject for a bad value. */
     private String result(KeyRule rule, String value) {
         String target = rule.target().apply(settings);

@@ -485,6 +485,25 @@ class LoginNegotiatorTest {
                 .containsEntry("FirstBurstLength", "Irrelevant");
     }
 
+    /**
+     * A target whose first burst is below the RFC default offers FirstBurstLength itself; when the
+     * initiator's own offer was answered Irrelevant, the key must not be offered again in the same
+     * text (RFC 7143 6.1: a key once per text; seen over iSER as a login failing 0x0200).
+     */
+    @Test
+    void anIrrelevantFirstBurstLengthIsNotAlsoOfferedByTheTarget() {
+        negotiator = new LoginNegotiator(context, settings(false, true, 16384), new Random(1));
+        Map<String, String> first = firstKeys(TARGET);
+        first.put("AuthMethod", "None");
+        send(true, SECURITY, OPERATIONAL, first);
+        LoginStep step = send(true, OPERATIONAL, FFP, keys("InitialR2T", "Yes", "ImmediateData", "No",
+                "FirstBurstLength", "65536", "MaxBurstLength", "16384"));
+        List<String> names = TextParameters.parse(step.response().data()).stream().map(Map.Entry::getKey).toList();
+        assertThat(names).as("each key once").doesNotHaveDuplicates().contains("FirstBurstLength");
+        assertThat(answers(step)).containsEntry("FirstBurstLength", "Irrelevant");
+        assertThat(step.kind()).isEqualTo(LoginStep.Kind.FULL_FEATURE);
+    }
+
     @Test
     void discoverySessionNeedsNoTargetAndFindsSessionKeysIrrelevant() {
         LoginStep step = send(true, SECURITY, FFP, keys("InitiatorName", INITIATOR, "SessionType", "Discovery",
