@@ -93,11 +93,16 @@ public final class IscsiRdmaListener implements CmEventHandler {
     }
 
     private void connectRequest(CmId id, byte[] privateData) {
-        if (IserCmPrivateData.decode(privateData) instanceof IserDecoded.Malformed<IserCmPrivateData> m) {
-            LOG.info("iSER connect request from {} rejected: {}", id.remoteAddress(), m.reason());
-            id.reject(new byte[0]);
-            return;
+        IserCmPrivateData request;
+        switch (IserCmPrivateData.decode(privateData)) {
+            case IserDecoded.Malformed<IserCmPrivateData> m -> {
+                LOG.info("iSER connect request from {} rejected: {}", id.remoteAddress(), m.reason());
+                id.reject(new byte[0]);
+                return;
+            }
+            case IserDecoded.Ok<IserCmPrivateData> ok -> request = ok.value();
         }
+        IserCmPrivateData accept = IserCmPrivateData.acceptFor(request);
         EventExecutor loop = loops.next();
         CompletionRelay relay = new CompletionRelay();
         IscsiRdmaTransport transport;
@@ -109,6 +114,7 @@ public final class IscsiRdmaListener implements CmEventHandler {
             QueuePairBringUp.toInit(qp); // receives are posted before the accept
             transport = new IscsiRdmaTransport(qp, cq, id, loop, alloc, memory, limits, localAddress, nopInterval,
                     engineFactory);
+            transport.sendWithInvalidate(!accept.sendWithInvalidateUnsupported());
         } catch (RdmaException ex) {
             LOG.warn("iSER connect request from {} rejected: {}", id.remoteAddress(), ex.getMessage());
             id.reject(new byte[0]);
@@ -127,7 +133,7 @@ public final class IscsiRdmaListener implements CmEventHandler {
         // its completion is polled on the same loop, after this task
         loop.execute(transport::start);
         try {
-            id.accept(qp, IserCmPrivateData.TARGET_ACCEPT.encode());
+            id.accept(qp, accept.encode());
         } catch (RdmaException ex) {
             LOG.info("iSER connection from {}: accept failed: {}", id.remoteAddress(), ex.getMessage());
             connections.remove(id);

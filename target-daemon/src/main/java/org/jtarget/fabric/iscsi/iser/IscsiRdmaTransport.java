@@ -98,6 +98,8 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     private boolean reading = true;
     private boolean writable = true;
     private boolean closeWhenSent;
+    /** The initiator takes SEND with invalidate (its iSER CM header said so, and our accept promised it). */
+    private boolean sendWithInvalidate;
     private long lastReceiveNanos = System.nanoTime();
     private ScheduledFuture<?> idleCheck;
 
@@ -297,6 +299,11 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     }
 
     /** No digests and one message per PDU: nothing of the framing changes at the end of the login. */
+    /** Whether SCSI Responses may invalidate the initiator's read STag (set before {@link #start}). */
+    void sendWithInvalidate(boolean allowed) {
+        sendWithInvalidate = allowed;
+    }
+
     @Override
     public void loginComplete(NegotiatedParameters parameters) {
     }
@@ -449,19 +456,42 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             // finds an invalid STag and kills the connection. A FENCE holds the response until
             // every earlier READ of the queue pair is complete.
             boolean fence = pdu.opcode() == Opcode.TASK_MGMT_RESPONSE;
-            postSend(slot, length, fence, "SEND");
+            int invalidate = pdu.opcode() == Opcode.SCSI_RESPONSE ? stagToInvalidate(pdu.initiatorTaskTag()) : 0;
+            postSend(slot, length, fence, invalidate, "SEND");
         } finally {
             pdu.release();
         }
     }
 
     /**
-     * Posts the first {@code length} bytes of send buffer {@code slot} as one SEND; if the queue
-     * pair refuses it, the slot is free again and the connection fails. Returns whether it went.
+     * The SCSI Response of a READ may invalidate the initiator's read STag (RFC 7145: the iSER CM
+     * header's send-with-invalidate flags), which
+     * saves it a local invalidation. Only the read STag: the Data-In WRITEs before the SEND are
+     * placed before it on the same stream, whereas a write STag could still have an RDMA READ of
+     * a failed command in flight. Not for bidirectional commands (Linux ib_iser checks the one
+     * STag against both of its registrations). Returns the STag, or 0 for a plain SEND.
      */
-    private boolean postSend(int slot, int length, boolean fence, String what) {
+    private int stagToInvalidate(int itt) {
+        if (!sendWithInvalidate) {
+            return 0;
+        }
+        int slot = remoteBuffers.find(itt);
+        return slot >= 0 && remoteBuffers.readValid(slot) && !remoteBuffers.writeValid(slot)
+                ? remoteBuffers.readStag(slot) : 0;
+    }
+
+    /**
+     * Posts the first {@code length} bytes of send buffer {@code slot} as one SEND (with
+     * invalidate of {@code invalidateStag} unless 0); if the queue pair refuses it, the slot is
+     * free again and the connection fails. Returns whether it went.
+     */
+    private boolean postSend(int slot, int length, boolean fence, int invalidateStag, String what) {
         wr.reset();
         wr.wrId = SEND | slot;
+        if (invalidateStag != 0) {
+            wr.opcode = WorkRequestOpcode.SEND_WITH_INV;
+            wr.invalidateRkey = invalidateStag;
+        }
         wr.addSge(memory.address(sendBuffers[slot], 0), length, memory.lkey());
         if (fence) {
             wr.sendFlags |= SendFlags.FENCE;
@@ -690,7 +720,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
                 int slot = freeSends[--freeSendCount];
                 ByteBuf b = sendBuffers[slot].clear();
                 IserHello.encodeHelloReply(b, reply);
-                if (postSend(slot, b.readableBytes(), false, "HelloReply") && reply.rejected()) {
+                if (postSend(slot, b.readableBytes(), false, 0, "HelloReply") && reply.rejected()) {
                     LOG.info("iSER connection {}: Hello for versions {}..{} rejected", id.remoteAddress(),
                             ok.value().minVersion(), ok.value().maxVersion());
                     closeWhenSent = true;

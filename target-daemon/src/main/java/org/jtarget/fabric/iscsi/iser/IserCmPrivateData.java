@@ -10,7 +10,7 @@ package org.jtarget.fabric.iscsi.iser;
  *     (its STags name absolute addresses), 0x40 it does not support send-with-invalidate. Linux's
  *     ib_iser always sets 0x80 and sets 0x40 when its device cannot invalidate remotely;</li>
  * <li>accept (target, as Linux isert answers): 0x80 zero-based addressing is not used, 0x40
- *     send-with-invalidate is not used.</li>
+ *     send-with-invalidate is not used (set when the initiator does not take it).</li>
  * </ul>
  *
  * @param zeroBasedAddressingUnsupported request: the initiator cannot use ZBVA; accept: not used
@@ -29,8 +29,15 @@ public record IserCmPrivateData(boolean zeroBasedAddressingUnsupported, boolean 
      */
     public static final IserCmPrivateData LEGACY_INITIATOR = new IserCmPrivateData(true, true);
 
-    /** What the target accepts with: absolute addresses and no SEND with invalidate (not yet implemented). */
-    public static final IserCmPrivateData TARGET_ACCEPT = new IserCmPrivateData(true, true);
+    /**
+     * What the target accepts {@code request} with: absolute addresses always (its STags name
+     * absolute addresses, as Linux's do); SEND with invalidate when the initiator takes it (Linux
+     * ib_iser reads this flag: it treats a remote invalidation it was not promised as a protocol
+     * error and ends the connection).
+     */
+    public static IserCmPrivateData acceptFor(IserCmPrivateData request) {
+        return new IserCmPrivateData(true, request.sendWithInvalidateUnsupported());
+    }
 
     /**
      * Decodes the private data of a connect request or accept. Empty private data is

@@ -171,7 +171,7 @@ class IscsiRdmaTransportTest {
     @Test
     void loginInquiryAndOneMebibyteWrittenAndReadBack() throws Exception {
         byte[] accept = initiator.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
-        assertThat(accept).containsExactly(0xc0, 0, 0, 0); // isert's answer: no ZBVA, no send-with-invalidate
+        assertThat(accept).containsExactly(0x80, 0, 0, 0); // no ZBVA; SEND with invalidate, which it takes
         assertThat(initiator.login(INITIATOR, TARGET)).isZero(); // Status-Class 0: success
 
         try (ScsiResponse inquiry = scsi(new byte[] {0x12, 0, 0, 0, 96, 0}, true, false, 96)) {
@@ -197,6 +197,20 @@ class IscsiRdmaTransportTest {
         }
         assertThat(initiator.memory.slice(IserTestInitiator.READ_AREA, n))
                 .isEqualTo(initiator.memory.slice(IserTestInitiator.WRITE_AREA, n));
+        assertThat(initiator.remoteInvalidations).as("the INQUIRY's and the READ's read STags, not the WRITE's")
+                .hasSize(2).doesNotHaveDuplicates();
+    }
+
+    /** An initiator that cannot take SEND with invalidate (flag 0x40) is told so and gets plain SENDs. */
+    @Test
+    void noSendWithInvalidateForAnInitiatorWithout() throws Exception {
+        byte[] accept = initiator.connect(cm, portalAddress, new IserCmPrivateData(true, true).encode());
+        assertThat(accept).containsExactly(0xc0, 0, 0, 0);
+        assertThat(initiator.login(INITIATOR, TARGET)).isZero();
+        try (ScsiResponse inquiry = scsi(new byte[] {0x12, 0, 0, 0, 96, 0}, true, false, 96)) {
+            assertThat(inquiry.byte3()).isEqualTo(ScsiStatus.GOOD);
+        }
+        assertThat(initiator.remoteInvalidations).isEmpty();
     }
 
     /**

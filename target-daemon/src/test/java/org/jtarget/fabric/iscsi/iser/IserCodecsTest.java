@@ -110,7 +110,11 @@ class IserCodecsTest {
     }
 
     @Test
-    void targetAcceptsWithoutZeroBasedAddressingOrInvalidation() {
-        assertThat(IserCmPrivateData.TARGET_ACCEPT.encode()).containsExactly(0xc0, 0, 0, 0);
+    void targetAcceptsWithoutZeroBasedAddressingAndInvalidatesWhereTheInitiatorAllows() {
+        assertThat(IserCmPrivateData.acceptFor(new IserCmPrivateData(true, false)).encode())
+                .as("Linux ib_iser over a device that invalidates remotely").containsExactly(0x80, 0, 0, 0);
+        assertThat(IserCmPrivateData.acceptFor(new IserCmPrivateData(true, true)).encode()).containsExactly(0xc0, 0, 0, 0);
+        assertThat(IserCmPrivateData.acceptFor(IserCmPrivateData.LEGACY_INITIATOR).encode())
+                .containsExactly(0xc0, 0, 0, 0);
     }
 }

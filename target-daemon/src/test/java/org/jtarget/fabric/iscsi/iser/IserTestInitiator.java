@@ -16,6 +16,7 @@ import org.jtarget.rdma.ProtectionDomain;
 import org.jtarget.rdma.QueuePair;
 import org.jtarget.rdma.QueuePairInitAttributes;
 import org.jtarget.rdma.RdmaDevice;
+import org.jtarget.rdma.RdmaException;
 import org.jtarget.rdma.WorkCompletion;
 import org.jtarget.rdma.WorkCompletionOpcode;
 import org.jtarget.rdma.WorkCompletionStatus;
@@ -29,6 +30,7 @@ import org.jtarget.rdma.cm.QueuePairBringUp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +61,15 @@ public final class IserTestInitiator implements AutoCloseable {
     private final MemorySegment segment = arena.allocate(SIZE, 4096);
     public final ByteBuf memory = Unpooled.wrappedBuffer(segment.asByteBuffer()).clear();
     private final MemoryRegion region;
+    /**
+     * The read area's own registration, named as the read STag: a target may invalidate it with
+     * its SCSI Response (SEND with invalidate), after which it is registered again under a new
+     * key, as Linux's ib_iser registers each command's buffer anew.
+     */
+    private MemoryRegion readRegion;
+    private final ProtectionDomain pd;
+    /** The read STags the target invalidated remotely, in order. */
+    public final List<Integer> remoteInvalidations = new ArrayList<>();
     private final CompletionQueue cq = new CompletionQueue(64, null);
     private final QueuePair qp;
     private final BlockingQueue<CmEvent> events = new LinkedBlockingQueue<>();
@@ -73,9 +84,10 @@ public final class IserTestInitiator implements AutoCloseable {
     private boolean immediateData;
 
     public IserTestInitiator(RdmaDevice device) throws Exception {
-        ProtectionDomain pd = device.allocateProtectionDomain();
+        pd = device.allocateProtectionDomain();
         region = pd.registerMemoryRegion(segment,
                 EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE));
+        readRegion = registerReadArea();
         qp = device.createQueuePair(pd, new QueuePairInitAttributes(cq, cq, 16, RECEIVES, 1, 1));
         QueuePairBringUp.toInit(qp);
         for (int i = 0; i < RECEIVES; i++) {
@@ -251,7 +263,7 @@ public final class IserTestInitiator implements AutoCloseable {
         ByteBuf out = memory.slice(SEND_OFFSET, RECEIVE_SIZE).clear();
         out.writerIndex(IserHeader.LENGTH);
         IserHeader.encodeControl(out, 0, write, region.rkey(), region.address() + WRITE_AREA + unsolicited,
-                read, region.rkey(), region.address() + READ_AREA);
+                read, readRegion.rkey(), readRegion.address());
         out.writeBytes(pdu.bhs(), 0, IscsiPdu.BHS_LENGTH);
         out.writeBytes(pdu.data(), pdu.data().readerIndex(), dsl);
         out.writeZero((4 - dsl % 4) % 4);
@@ -288,6 +300,9 @@ public final class IserTestInitiator implements AutoCloseable {
             if (wc.opcode != WorkCompletionOpcode.RECV) {
                 continue;
             }
+            if ((wc.wcFlags & WorkCompletion.WITH_INV) != 0) {
+                remotelyInvalidated(wc.invalidatedRkey);
+            }
             int slot = (int) wc.wrId;
             ByteBuf in = memory.slice(slot * RECEIVE_SIZE, wc.byteLen);
             if (in.getUnsignedByte(0) != 0x10) {
@@ -301,6 +316,22 @@ public final class IserTestInitiator implements AutoCloseable {
             return pdu;
         }
         return null;
+    }
+
+    private MemoryRegion registerReadArea() throws RdmaException {
+        return pd.registerMemoryRegion(segment.asSlice(READ_AREA, DATA_SIZE),
+                EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE));
+    }
+
+    /** A SEND with invalidate named {@code rkey}: only the read area's current STag may be it. */
+    private void remotelyInvalidated(int rkey) throws RdmaException {
+        if (rkey != readRegion.rkey()) {
+            throw new IllegalStateException("the target invalidated STag 0x" + Integer.toHexString(rkey)
+                    + ", not the read STag 0x" + Integer.toHexString(readRegion.rkey()));
+        }
+        remoteInvalidations.add(rkey);
+        pd.deregister(readRegion);
+        readRegion = registerReadArea();
     }
 
     private void postReceive(int slot) {
