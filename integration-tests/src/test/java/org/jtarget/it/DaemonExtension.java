@@ -30,13 +30,27 @@ import org.junit.jupiter.api.extension.TestWatcher;
 public final class DaemonExtension implements BeforeAllCallback, AfterAllCallback, TestWatcher {
 
     private final IntFunction<String> yamlForPort;
+    private final boolean iserPortal;
     private Path dir;
     private DaemonConfig config;
     private DaemonProcess daemon;
 
     /** The daemon on {@link DaemonConfig#standard(int)}. */
     public DaemonExtension() {
-        this.yamlForPort = null;
+        this(null, false);
+    }
+
+    private DaemonExtension(IntFunction<String> yamlForPort, boolean iserPortal) {
+        this.yamlForPort = yamlForPort;
+        this.iserPortal = iserPortal;
+    }
+
+    /**
+     * The daemon on {@link DaemonConfig#standard(int)} with an iSER portal beside the TCP one
+     * ({@link DaemonConfig#withIserPortal}): for tests parametrized by {@link Transport}.
+     */
+    public static DaemonExtension withIserPortal() {
+        return new DaemonExtension(null, true);
     }
 
     /**
@@ -44,7 +58,7 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
      * the YAML (relative paths in it land in the extension's temporary folder).
      */
     public DaemonExtension(IntFunction<String> yamlForPort) {
-        this.yamlForPort = yamlForPort;
+        this(yamlForPort, false);
     }
 
     @Override
@@ -53,6 +67,9 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
         int port = DaemonProcess.freePort();
         if (yamlForPort == null) {
             config = DaemonConfig.standard(port);
+            if (iserPortal) {
+                config = config.withIserPortal(DaemonProcess.freePort());
+            }
             daemon = DaemonProcess.start(config.writeTo(dir), port);
         } else {
             daemon = DaemonProcess.start(DaemonConfig.write(dir, yamlForPort.apply(port)), port);
