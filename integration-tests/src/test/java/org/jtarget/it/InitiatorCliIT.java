@@ -48,13 +48,13 @@ class InitiatorCliIT {
     }
 
     private static String url(Transport transport) {
-        return transport.url(DAEMON.config(), DaemonConfig.MEMORY_LUN);
+        return transport.url(DAEMON.port(transport), DaemonConfig.IQN, DaemonConfig.MEMORY_LUN);
     }
 
     @ParameterizedTest(name = "[{0}] discover lists the target")
     @EnumSource(Transport.class)
     void discoverListsTheTarget(Transport transport) {
-        ClientTool.Result r = runOk("discover", transport.portalUrl(DAEMON.config()));
+        ClientTool.Result r = runOk("discover", transport.portalUrl(DAEMON.port(transport)));
         assertThat(r.stdout()).as(r.describe()).containsPattern("(?m)^" + DaemonConfig.IQN.replace(".", "\\.") + "$");
     }
 
@@ -150,7 +150,7 @@ class InitiatorCliIT {
     @ParameterizedTest(name = "[{0}] unknown target is a login failure")
     @EnumSource(Transport.class)
     void unknownTargetIsALoginFailure(Transport transport) {
-        ClientTool.Result r = run("inquiry", transport.portalUrl(DAEMON.config()) + "/iqn.2026-11.org.jtarget:nope/0");
+        ClientTool.Result r = run("inquiry", transport.url(DAEMON.port(transport), "iqn.2026-11.org.jtarget:nope", 0));
         assertThat(r.exitCode()).as(r.describe()).isEqualTo(3);
         assertThat(r.stderr()).as(r.describe()).contains("login failed: 0x0203 not found");
     }

@@ -51,7 +51,7 @@ class ResidualIT {
             return session;
         }
         logout();
-        session = wanted.connect(DAEMON.config().port(wanted), IO_TIMEOUT);
+        session = wanted.connect(DAEMON.port(wanted), IO_TIMEOUT);
         sessionTransport = wanted;
         LoginResult login = session.login("iqn.2026-11.org.jtarget:residuals", DaemonConfig.IQN);
         assertThat(login.succeeded()).as("login over " + wanted + ": " + login).isTrue();

@@ -30,14 +30,14 @@ enum Transport {
         this.scheme = scheme;
     }
 
-    /** {@code iscsi://127.0.0.1:PORT} or {@code iser://127.0.0.1:PORT}: this transport's portal. */
-    String portalUrl(DaemonConfig config) {
-        return scheme + "://" + DaemonProcess.HOST + ":" + config.port(this);
+    /** {@code iscsi://127.0.0.1:PORT} or {@code iser://127.0.0.1:PORT}: the portal on {@code port}. */
+    String portalUrl(int port) {
+        return scheme + "://" + DaemonProcess.HOST + ":" + port;
     }
 
     /** {@code iscsi://127.0.0.1:PORT/IQN/LUN} or {@code iser://...}, as {@code jtarget-initiator} takes it. */
-    String url(DaemonConfig config, int lun) {
-        return portalUrl(config) + "/" + DaemonConfig.IQN + "/" + lun;
+    String url(int port, String iqn, int lun) {
+        return portalUrl(port) + "/" + iqn + "/" + lun;
     }
 
     /**
