@@ -81,7 +81,10 @@ class InitiatorCliIT {
         assertConfiguredCapacity(runOk("readcap", url(transport)));
     }
 
-    /** TCP only: iSER has no digests (RFC 7145 6.1: HeaderDigest and DataDigest are None), see the next test. */
+    /**
+     * TCP only: iSER carries no iSCSI digests (RFC 7145), and {@code --digests} with an iser:// URL is
+     * refused (next test).
+     */
     @Test
     void readcapWithDigestsGivesTheConfiguredSize() {
         assertConfiguredCapacity(runOk("readcap", url(Transport.TCP), "--digests"));
