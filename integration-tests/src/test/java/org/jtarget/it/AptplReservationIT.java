@@ -11,14 +11,16 @@ import org.jtarget.initiator.raw.LoginResult;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Persist Through Power Loss (SPC-4 5.13.5): a registration made with APTPL=1 and the WRITE
  * EXCLUSIVE reservation taken under it survive a clean daemon restart on the same
  * {@code daemon.state-dir}; afterwards another initiator's WRITE(10) gets RESERVATION CONFLICT
- * while its READ(10) still succeeds (SPC-4 table 60, Write Exclusive).
+ * while its READ(10) still succeeds (SPC-4 table 60, Write Exclusive). Over TCP and over iSER
+ * ({@link Transport}; the daemon serves both portals, each run on its own daemon and state).
  */
 class AptplReservationIT {
 
@@ -39,36 +41,36 @@ class AptplReservationIT {
     Path dir;
 
     private DaemonProcess daemon;
+    private int port;
+    private int iserPort;
 
     @AfterEach
     void stop() {
         DaemonProcess.stopCleanlyIfRunning(daemon);
     }
 
-    private Path writeConfig(int port) throws IOException {
-        String yaml = """
-                daemon: { state-dir: %s }
-                portals:
-                  - name: default
-                    listen: 127.0.0.1:%d
+    private Path writeConfig() throws IOException {
+        String yaml = DaemonConfig.daemonAndPortalsYaml(port, iserPort, "state-dir: " + dir.resolve("state")) + """
                 backstores:
                   - { name: ram0, type: memory, size: 16MiB }
                 targets:
                   - iqn: %s
-                    portals: [default]
+                    portals: [%s]
                     luns:
                       - { lun: 0, backstore: ram0 }
                     acl: ["*"]
-                """.formatted(dir.resolve("state"), port, IQN);
+                """.formatted(IQN, DaemonConfig.targetPortals(iserPort));
         return DaemonConfig.write(dir, yaml);
     }
 
-    @Test
-    void aptplRegistrationAndReservationSurviveARestart() throws Exception {
-        int port = DaemonProcess.freePort();
-        Path config = writeConfig(port);
+    @ParameterizedTest(name = "[{0}] an APTPL registration and reservation survive a restart")
+    @EnumSource(Transport.class)
+    void aptplRegistrationAndReservationSurviveARestart(Transport transport) throws Exception {
+        port = DaemonProcess.freePort();
+        iserPort = DaemonProcess.freePort();
+        Path config = writeConfig();
         daemon = DaemonProcess.start(config, port);
-        try (RawIscsiClient a = session(INITIATOR_A)) {
+        try (RawIscsiClient a = session(transport, INITIATOR_A)) {
             ScsiResult reg = prOut(a, SA_REGISTER, 0, 0L, KEY, true);
             assertThat(reg.good()).as("REGISTER APTPL=1: " + reg + "\n" + daemon.describe()).isTrue();
             ScsiResult res = prOut(a, SA_RESERVE, TYPE_WRITE_EXCLUSIVE, KEY, 0L, false);
@@ -79,7 +81,7 @@ class AptplReservationIT {
         assertThat(Files.isDirectory(dir.resolve("state"))).as("state-dir written").isTrue();
 
         daemon = DaemonProcess.start(config, port);
-        try (RawIscsiClient b = session(INITIATOR_B)) {
+        try (RawIscsiClient b = session(transport, INITIATOR_B)) {
             ScsiResult keys = prIn(b, SA_READ_KEYS);
             assertThat(keys.good()).as("READ KEYS: " + keys + "\n" + daemon.describe()).isTrue();
             ByteBuffer k = ByteBuffer.wrap(keys.data());
@@ -102,8 +104,8 @@ class AptplReservationIT {
         }
     }
 
-    private RawIscsiClient session(String initiator) throws IOException {
-        RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, daemon.port(), TIMEOUT);
+    private RawIscsiClient session(Transport transport, String initiator) throws IOException {
+        RawIscsiClient c = transport.connect(transport == Transport.TCP ? port : iserPort, TIMEOUT);
         LoginResult login = c.login(initiator, IQN);
         assertThat(login.succeeded()).as(login + "\n" + daemon.describe()).isTrue();
         assertThat(c.testUnitReadyClearingUnitAttention(0).good()).as("TEST UNIT READY").isTrue();

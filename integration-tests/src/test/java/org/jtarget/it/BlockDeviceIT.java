@@ -28,6 +28,12 @@ import org.junit.jupiter.api.TestMethodOrder;
  * daemon on the same device exits 2 with one line naming {@code backstores[disk0].path}, because
  * the first holds it exclusively (O_EXCL). Needs root for losetup (skipped with the reason
  * otherwise); the loop device is detached even when a test fails.
+ *
+ * <p>TCP only for now: run over iSER too, the UNMAP case's iSER connection was rejected ("no
+ * registered memory for the receive ring"): qemu-img's 16 MiB over TCP to this block LUN had carved
+ * the test daemon's whole 6 MiB arena into a few large slots (8 allocations), slots keep their size
+ * class forever, and an iSER connection needs 272 of 16 KiB. Without the qemu-img case first, the
+ * UNMAP case passes over both transports (docs/iser.md, "Not done yet").
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BlockDeviceIT {
@@ -87,7 +93,20 @@ class BlockDeviceIT {
             if (loop != null) {
                 ClientTool.run(TIMEOUT, () -> "", "losetup", "-d", loop);
             }
+            keepLog();
             DaemonExtension.deleteTree(dir);
+        }
+    }
+
+    private static void keepLog() {
+        if (daemon == null) {
+            return;
+        }
+        try {
+            Path logs = Files.createDirectories(Path.of("target", "daemon-logs"));
+            Files.writeString(logs.resolve("BlockDeviceIT.log"), daemon.log());
+        } catch (IOException e) {
+            System.err.println("BlockDeviceIT: cannot keep the daemon log: " + e);
         }
     }
 

@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
 import org.jtarget.initiator.raw.LoginResult;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * COMPARE AND WRITE (SBC-4 5.3) as an atomic test-and-set between two initiators: each
@@ -36,34 +37,38 @@ class CompareAndWriteContentionIT {
     private static final int SENSE_MISCOMPARE = 0x0E;
 
     @RegisterExtension
-    static final DaemonExtension DAEMON = new DaemonExtension(port -> """
-                portals:
-                  - name: default
-                    listen: 127.0.0.1:%d
+    static final DaemonExtension DAEMON = DaemonExtension.withIserPortal((port, iserPort) ->
+            DaemonConfig.daemonAndPortalsYaml(port, iserPort) + """
                 backstores:
                   - { name: ram0, type: memory, size: 16MiB }
                 targets:
                   - iqn: %s
-                    portals: [default]
+                    portals: [%s]
                     luns:
                       - { lun: 0, backstore: ram0 }
                     acl: ["*"]
-                """.formatted(port, IQN));
+                """.formatted(IQN, DaemonConfig.targetPortals(iserPort)));
 
     /** What one initiator saw: the counter values its successful CAWs wrote, and its miscompares. */
     record Outcome(List<Long> written, int miscompares) {
     }
 
-    @Test
-    void concurrentCompareAndWriteNeverLosesAnUpdate() throws Exception {
-        try (RawIscsiClient setup = session("iqn.2026-11.org.jtarget:caw-setup")) {
+    /**
+     * Over {@code transport}: the setup, initiator A and the final check. Initiator B is always on
+     * TCP: the test daemon's pinned arena (6 MiB under the usual 8 MiB memlock limit) holds one iSER
+     * connection, so {@code [iser]} races an iSER session against a TCP one on the same LU.
+     */
+    @ParameterizedTest(name = "[{0}] concurrent COMPARE AND WRITE never loses an update")
+    @EnumSource(Transport.class)
+    void concurrentCompareAndWriteNeverLosesAnUpdate(Transport transport) throws Exception {
+        try (RawIscsiClient setup = session(transport, "iqn.2026-11.org.jtarget:caw-setup")) {
             assertThat(setup.write10(0, 0, block(0), BLOCK).good()).as("initial WRITE(10) of counter 0").isTrue();
             assertThat(setup.logout()).isZero();
         }
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            Future<Outcome> a = pool.submit(() -> increment("iqn.2026-11.org.jtarget:caw-a"));
-            Future<Outcome> b = pool.submit(() -> increment("iqn.2026-11.org.jtarget:caw-b"));
+            Future<Outcome> a = pool.submit(() -> increment(transport, "iqn.2026-11.org.jtarget:caw-a"));
+            Future<Outcome> b = pool.submit(() -> increment(Transport.TCP, "iqn.2026-11.org.jtarget:caw-b"));
             Outcome oa = a.get(RUN_SECONDS, TimeUnit.SECONDS);
             Outcome ob = b.get(RUN_SECONDS, TimeUnit.SECONDS);
 
@@ -75,7 +80,7 @@ class CompareAndWriteContentionIT {
             assertThat(oa.written().size() + oa.miscompares()).isEqualTo(ROUNDS);
             assertThat(ob.written().size() + ob.miscompares()).isEqualTo(ROUNDS);
 
-            try (RawIscsiClient check = session("iqn.2026-11.org.jtarget:caw-check")) {
+            try (RawIscsiClient check = session(transport, "iqn.2026-11.org.jtarget:caw-check")) {
                 ScsiResult r = check.read10(0, 0, 1, BLOCK);
                 assertThat(r.good()).as("final READ(10): " + r).isTrue();
                 long counter = ByteBuffer.wrap(r.data()).getLong(0);
@@ -92,10 +97,10 @@ class CompareAndWriteContentionIT {
     }
 
     /** {@link #ROUNDS} read-then-CAW increments from one initiator's session. */
-    private static Outcome increment(String initiator) throws IOException {
+    private static Outcome increment(Transport transport, String initiator) throws IOException {
         List<Long> written = new ArrayList<>();
         int miscompares = 0;
-        try (RawIscsiClient c = session(initiator)) {
+        try (RawIscsiClient c = session(transport, initiator)) {
             for (int i = 0; i < ROUNDS; i++) {
                 ScsiResult r = c.read10(0, 0, 1, BLOCK);
                 assertThat(r.good()).as(initiator + " READ(10): " + r).isTrue();
@@ -135,8 +140,8 @@ class CompareAndWriteContentionIT {
         return b.array();
     }
 
-    private static RawIscsiClient session(String initiator) throws IOException {
-        RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, DAEMON.daemon().port(), TIMEOUT);
+    private static RawIscsiClient session(Transport transport, String initiator) throws IOException {
+        RawIscsiClient c = transport.connect(DAEMON.port(transport), TIMEOUT);
         LoginResult login = c.login(initiator, IQN);
         assertThat(login.succeeded()).as(login + "\n" + DAEMON.daemon().describe()).isTrue();
         assertThat(c.testUnitReadyClearingUnitAttention(0).good()).as("TEST UNIT READY").isTrue();

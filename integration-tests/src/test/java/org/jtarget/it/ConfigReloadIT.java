@@ -17,6 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Config reload on SIGHUP, the way an administrator changes a running target: while
@@ -32,15 +34,12 @@ class ConfigReloadIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
     private static final String INITIATOR = "iqn.2026-11.org.jtarget:reload-it";
     private static final String CONFIG = """
-            portals:
-              - name: default
-                listen: 127.0.0.1:%d
-            backstores:
+            %sbackstores:
               - { name: bench, type: memory, size: 64MiB }
             %s
             targets:
               - iqn: %s
-                portals: [default]
+                portals: [%s]
                 acl: %s
                 luns:
                   - { lun: 0, backstore: bench%s }
@@ -73,8 +72,16 @@ class ConfigReloadIT {
     }
 
     private String config(int port, int lun, String lun0Extra, String acl) {
-        return CONFIG.formatted(port, "  - { name: extra" + lun + ", type: memory, size: 8MiB }", DaemonConfig.IQN,
-                acl, lun0Extra, "      - { lun: " + lun + ", backstore: extra" + lun + " }");
+        return config(port, 0, lun, lun0Extra, acl);
+    }
+
+    /** As above, with an iSER portal on {@code iserPort} too unless it is 0. */
+    private String config(int port, int iserPort, int lun, String lun0Extra, String acl) {
+        String portals = iserPort == 0 ? DaemonConfig.portalsYaml(port, 0)
+                : DaemonConfig.daemonAndPortalsYaml(port, iserPort);
+        return CONFIG.formatted(portals, "  - { name: extra" + lun + ", type: memory, size: 8MiB }",
+                DaemonConfig.IQN, DaemonConfig.targetPortals(iserPort), acl, lun0Extra,
+                "      - { lun: " + lun + ", backstore: extra" + lun + " }");
     }
 
     @Test
@@ -142,27 +149,35 @@ class ConfigReloadIT {
         assertThat(daemon.isAlive()).isTrue();
     }
 
-    @Test
-    void anAclThatNoLongerAdmitsAnInitiatorEndsItsSession() throws Exception {
+    /** The dropped session is over {@code transport} ({@link Transport}); the daemon serves a TCP and an iSER portal. */
+    @ParameterizedTest(name = "[{0}] an ACL that no longer admits an initiator ends its session")
+    @EnumSource(Transport.class)
+    void anAclThatNoLongerAdmitsAnInitiatorEndsItsSession(Transport transport) throws Exception {
         int port = DaemonProcess.freePort();
-        Path config = DaemonConfig.write(dir, config(port, 1, ""));
+        int iserPort = DaemonProcess.freePort();
+        int sessionPort = transport == Transport.TCP ? port : iserPort;
+        Path config = DaemonConfig.write(dir, config(port, iserPort, 1, "", "[\"*\"]"));
         daemon = DaemonProcess.startIgnoringHangups(config, port);
-        try (RawIscsiClient dropped = session()) {
+        try (RawIscsiClient dropped = session(transport, sessionPort)) {
             assertThat(dropped.testUnitReadyClearingUnitAttention(0).good()).isTrue();
-            Files.writeString(config, config(port, 1, "", "[ iqn.2026-11.org.jtarget:someone-else ]"));
+            Files.writeString(config, config(port, iserPort, 1, "", "[ iqn.2026-11.org.jtarget:someone-else ]"));
             hangUp();
             awaitLog("session ended", () -> daemon.log().contains("no longer in its ACL"), Duration.ofSeconds(20));
             assertThat(dropped.awaitRejectOrClose(Duration.ofSeconds(10)).kind()).as("the old session")
                     .isEqualTo(ProtocolErrorOutcome.Kind.CLOSED);
         }
-        try (RawIscsiClient again = RawIscsiClient.connect(DaemonProcess.HOST, daemon.port(), Duration.ofSeconds(30))) {
+        try (RawIscsiClient again = transport.connect(sessionPort, Duration.ofSeconds(30))) {
             LoginResult login = again.login(INITIATOR, DaemonConfig.IQN);
             assertThat(login.succeeded()).as("a new login of the initiator the ACL dropped: " + login).isFalse();
         }
     }
 
     private RawIscsiClient session() throws IOException {
-        RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, daemon.port(), Duration.ofSeconds(30));
+        return session(Transport.TCP, daemon.port());
+    }
+
+    private RawIscsiClient session(Transport transport, int port) throws IOException {
+        RawIscsiClient c = transport.connect(port, Duration.ofSeconds(30));
         LoginResult login = c.login(INITIATOR, DaemonConfig.IQN);
         assertThat(login.succeeded()).as(login + "\n" + daemon.describe()).isTrue();
         return c;

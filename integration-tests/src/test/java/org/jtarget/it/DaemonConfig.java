@@ -3,18 +3,22 @@ package org.jtarget.it;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The daemon configuration the integration tests run: one portal on 127.0.0.1, one target with
  * LUN 0 on a memory store and LUN 1 on a file store created on first start (the documented YAML
- * schema; relative paths resolve against the config file's folder).
+ * schema; relative paths resolve against the config file's folder). {@link #withIserPortal} adds an
+ * iSER portal for the same target (see {@link Transport}, {@link DaemonExtension#withIserPortal()}).
  *
  * @param port           the portal's TCP port on 127.0.0.1
+ * @param iserPort       the iSER portal's port on 127.0.0.1, or 0 for none
  * @param memoryBytes    size of backstore {@code ram0} (LUN 0)
  * @param fileBytes      size of backstore {@code file0} (LUN 1)
  * @param fileImage      path of the file store's image, relative to the config's folder
  */
-public record DaemonConfig(int port, long memoryBytes, long fileBytes, String fileImage) {
+public record DaemonConfig(int port, int iserPort, long memoryBytes, long fileBytes, String fileImage) {
 
     /** The target name every integration test uses. */
     public static final String IQN = "iqn.2026-11.org.jtarget:it";
@@ -23,28 +27,71 @@ public record DaemonConfig(int port, long memoryBytes, long fileBytes, String fi
     public static final int MEMORY_LUN = 0;
     public static final int FILE_LUN = 1;
 
+    /**
+     * The {@code daemon:} setting an iSER portal needs: a pinned arena, 6 MiB so that it stays within
+     * the usual 8 MiB memlock limit; room for one iSER connection at a time (about 4.4 MiB each at
+     * the default command window, docs/iser.md).
+     */
+    public static final String ISER_BUFFER_POOL = "buffer-pool: { pinned-size: 6MiB, pin: true }";
+
     /** The standard test config: 384 MiB memory LUN 0, 512 MiB file LUN 1 at {@code data/file0.img}. */
     public static DaemonConfig standard(int port) {
-        return new DaemonConfig(port, 384 * MIB, 512 * MIB, "data/file0.img");
+        return new DaemonConfig(port, 0, 384 * MIB, 512 * MIB, "data/file0.img");
+    }
+
+    /**
+     * This config with an iSER portal ({@code transport: iser}) on {@code iserPort} beside the TCP
+     * one, for the same target, and the pinned buffer arena an iSER portal needs ({@link #ISER_BUFFER_POOL}).
+     */
+    public DaemonConfig withIserPortal(int iserPort) {
+        return new DaemonConfig(port, iserPort, memoryBytes, fileBytes, fileImage);
     }
 
     /** The YAML text. Sizes are written with the MiB suffix. */
     public String toYaml() {
-        return """
-                portals:
-                  - name: default
-                    listen: 127.0.0.1:%d
+        return (iserPort == 0 ? portalsYaml(port, 0) : daemonAndPortalsYaml(port, iserPort)) + """
                 backstores:
                   - { name: ram0, type: memory, size: %dMiB }
                   - { name: file0, type: file, path: %s, size: %dMiB, create: true }
                 targets:
                   - iqn: %s
-                    portals: [default]
+                    portals: [%s]
                     luns:
                       - { lun: 0, backstore: ram0 }
                       - { lun: 1, backstore: file0, read-only: false }
                     acl: ["*"]
-                """.formatted(port, memoryBytes / MIB, fileImage, fileBytes / MIB, IQN);
+                """.formatted(memoryBytes / MIB, fileImage, fileBytes / MIB, IQN, targetPortals(iserPort));
+    }
+
+    /**
+     * The {@code portals:} section: {@code default} (TCP) on {@code port} and, when {@code iserPort}
+     * is not 0, {@code rdma} (iSER, portal group 2) on {@code iserPort}; the daemon section then needs
+     * {@link #ISER_BUFFER_POOL}.
+     */
+    public static String portalsYaml(int port, int iserPort) {
+        String tcp = """
+                portals:
+                  - name: default
+                    listen: 127.0.0.1:%d
+                """.formatted(port);
+        return iserPort == 0 ? tcp : tcp + """
+                  - { name: rdma, listen: "127.0.0.1:%d", portal-group-tag: 2, transport: iser }
+                """.formatted(iserPort);
+    }
+
+    /**
+     * {@link #portalsYaml} after a {@code daemon:} section with {@link #ISER_BUFFER_POOL} and
+     * {@code otherSettings} (e.g. {@code "state-dir: /x"}).
+     */
+    public static String daemonAndPortalsYaml(int port, int iserPort, String... otherSettings) {
+        String settings = Stream.concat(Stream.of(otherSettings), Stream.of(ISER_BUFFER_POOL))
+                .collect(Collectors.joining(", "));
+        return "daemon: { " + settings + " }\n" + portalsYaml(port, iserPort);
+    }
+
+    /** What a target's {@code portals:} lists for {@link #portalsYaml}: {@code default} or {@code default, rdma}. */
+    public static String targetPortals(int iserPort) {
+        return iserPort == 0 ? "default" : "default, rdma";
     }
 
     /** Writes {@code jtarget.yaml} into {@code dir} and returns its path. */

@@ -30,13 +30,45 @@ import org.junit.jupiter.api.extension.TestWatcher;
 public final class DaemonExtension implements BeforeAllCallback, AfterAllCallback, TestWatcher {
 
     private final IntFunction<String> yamlForPort;
+    private final PortsYaml yamlForPorts;
+    private final boolean iserPortal;
+    private int iserPort;
     private Path dir;
     private DaemonConfig config;
     private DaemonProcess daemon;
 
     /** The daemon on {@link DaemonConfig#standard(int)}. */
     public DaemonExtension() {
-        this.yamlForPort = null;
+        this(null, null, false);
+    }
+
+    private DaemonExtension(IntFunction<String> yamlForPort, PortsYaml yamlForPorts, boolean iserPortal) {
+        this.yamlForPort = yamlForPort;
+        this.yamlForPorts = yamlForPorts;
+        this.iserPortal = iserPortal;
+    }
+
+    /** A test's own YAML for a TCP and an iSER portal. */
+    @FunctionalInterface
+    public interface PortsYaml {
+        /** The YAML with the TCP portal on {@code port} and the iSER portal on {@code iserPort}. */
+        String yaml(int port, int iserPort);
+    }
+
+    /**
+     * The daemon on {@link DaemonConfig#standard(int)} with an iSER portal beside the TCP one
+     * ({@link DaemonConfig#withIserPortal}): for tests parametrized by {@link Transport}.
+     */
+    public static DaemonExtension withIserPortal() {
+        return new DaemonExtension(null, null, true);
+    }
+
+    /**
+     * The daemon on a config of the test's own with a TCP and an iSER portal ({@link
+     * DaemonConfig#portalsYaml} writes them): for tests parametrized by {@link Transport}.
+     */
+    public static DaemonExtension withIserPortal(PortsYaml yamlForPorts) {
+        return new DaemonExtension(null, yamlForPorts, true);
     }
 
     /**
@@ -44,18 +76,21 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
      * the YAML (relative paths in it land in the extension's temporary folder).
      */
     public DaemonExtension(IntFunction<String> yamlForPort) {
-        this.yamlForPort = yamlForPort;
+        this(yamlForPort, null, false);
     }
 
     @Override
     public void beforeAll(ExtensionContext context) throws IOException {
         dir = Files.createTempDirectory("jtarget-it-" + context.getRequiredTestClass().getSimpleName() + "-");
         int port = DaemonProcess.freePort();
-        if (yamlForPort == null) {
-            config = DaemonConfig.standard(port);
-            daemon = DaemonProcess.start(config.writeTo(dir), port);
-        } else {
+        iserPort = iserPortal ? DaemonProcess.freePort() : 0;
+        if (yamlForPorts != null) {
+            daemon = DaemonProcess.start(DaemonConfig.write(dir, yamlForPorts.yaml(port, iserPort)), port);
+        } else if (yamlForPort != null) {
             daemon = DaemonProcess.start(DaemonConfig.write(dir, yamlForPort.apply(port)), port);
+        } else {
+            config = DaemonConfig.standard(port).withIserPortal(iserPort);
+            daemon = DaemonProcess.start(config.writeTo(dir), port);
         }
     }
 
@@ -87,6 +122,14 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
             throw new IllegalStateException("the daemon is not started (register the extension as a static field)");
         }
         return daemon;
+    }
+
+    /** The port of {@code transport}'s portal. */
+    public int port(Transport transport) {
+        if (transport == Transport.ISER && iserPort == 0) {
+            throw new IllegalStateException("this daemon has no iSER portal (see withIserPortal)");
+        }
+        return transport == Transport.TCP ? daemon().port() : iserPort;
     }
 
     /** The standard config it runs, or null when the test gave its own YAML. */

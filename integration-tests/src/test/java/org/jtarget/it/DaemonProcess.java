@@ -30,6 +30,8 @@ public final class DaemonProcess implements AutoCloseable {
     public static final Duration STOP_TIMEOUT = Duration.ofSeconds(20);
     public static final String HOST = "127.0.0.1";
     private static final int TAIL_LINES = 60;
+    /** What the daemon logs once every portal listens. */
+    private static final String READY_LINE = "jtargetd ready";
     /**
      * bin/jtargetd turns Netty's leak detector off; test daemons run it at {@code advanced} (1 buffer
      * in 128 tracked, with its access records): at {@code paranoid} every buffer access records a
@@ -43,19 +45,23 @@ public final class DaemonProcess implements AutoCloseable {
     private final Path stdout;
     private final Path stderr;
     private final int port;
+    /** Ready lines in the (appended) log before this run: a restart must log one more. */
+    private final long readyLinesBefore;
     private Integer exitCode;
 
-    private DaemonProcess(Process process, Path config, Path stdout, Path stderr, int port) {
+    private DaemonProcess(Process process, Path config, Path stdout, Path stderr, int port, long readyLinesBefore) {
         this.process = process;
         this.config = config;
         this.stdout = stdout;
         this.stderr = stderr;
         this.port = port;
+        this.readyLinesBefore = readyLinesBefore;
     }
 
     /**
      * Starts the daemon on {@code config} and waits until {@code port} on 127.0.0.1 accepts a TCP
-     * connection (at most {@link #START_TIMEOUT}); fails with the log tail if it exits or times out.
+     * connection and the log says it is ready, i.e. every portal listens (at most {@link
+     * #START_TIMEOUT}); fails with the log tail if it exits or times out.
      * Output goes to {@code daemon.log} / {@code daemon.err} in the config's folder (appended, so a
      * restart keeps the earlier run's log).
      */
@@ -107,7 +113,8 @@ public final class DaemonProcess implements AutoCloseable {
                 (mine, theirs) -> theirs + " " + mine);
         try {
             Files.deleteIfExists(err);
-            return new DaemonProcess(pb.start(), config, out, err, port);
+            long readyBefore = readyLines(readLenient(out));
+            return new DaemonProcess(pb.start(), config, out, err, port, readyBefore);
         } catch (IOException e) {
             throw new AssertionError("could not start " + script + ": " + e, e);
         }
@@ -160,6 +167,10 @@ public final class DaemonProcess implements AutoCloseable {
         }
     }
 
+    private static long readyLines(String log) {
+        return log.lines().filter(l -> l.contains(READY_LINE)).count();
+    }
+
     private void awaitListening() {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
@@ -167,14 +178,15 @@ public final class DaemonProcess implements AutoCloseable {
                 throw new AssertionError("jtargetd exited with code " + exitCodeNow() + " before listening on "
                         + HOST + ":" + port + "\n" + describe());
             }
-            if (accepting(port)) {
+            // the ready line follows the last portal: an iSER portal listens a moment after the TCP one
+            if (accepting(port) && readyLines(log()) > readyLinesBefore) {
                 return;
             }
             sleep(100);
         }
         kill();
-        throw new AssertionError("jtargetd did not accept connections on " + HOST + ":" + port + " within "
-                + START_TIMEOUT.toSeconds() + " s (killed)\n" + describe());
+        throw new AssertionError("jtargetd did not accept connections on " + HOST + ":" + port + " and log \""
+                + READY_LINE + "\" within " + START_TIMEOUT.toSeconds() + " s (killed)\n" + describe());
     }
 
     // ------------------------------------------------------------------ facts

@@ -23,6 +23,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code None,CRC32C} and so never gets a digest from a target that honours the initiator's order).
  * RFC 7143 7.8: a data digest error is answered with a Reject (reason 0x02) and the connection
  * lives on; a header digest error at ErrorRecoveryLevel 0 costs the connection, and only it.
+ *
+ * <p>TCP only: iSER carries no iSCSI digests (RFC 7145; open-iscsi never uses a header digest over
+ * iSER either), and our initiator refuses to offer them on an iSER connection.
  */
 class DigestIT {
 

@@ -11,8 +11,9 @@ import java.util.Random;
 import org.jtarget.initiator.raw.LoginResult;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * EXTENDED COPY (LID1, SPC-4 6.4) between two LUs of the real daemon: 8 MiB of random data on
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * named by identification CSCD descriptors carrying each LU's NAA designator as INQUIRY VPD 83h
  * reports it. The command's GOOD status alone means the copy is done (no RECEIVE COPY RESULTS:
  * the list uses LIST ID USAGE 11b, "no list identifier"), so both ranges read back at once with
- * the same SHA-256, and the block after the destination range is untouched.
+ * the same SHA-256, and the block after the destination range is untouched. Over TCP and over
+ * iSER ({@link Transport}).
  */
 class ExtendedCopyIT {
 
@@ -37,25 +39,24 @@ class ExtendedCopyIT {
     private static final int NAA_LENGTH = 16;
 
     @RegisterExtension
-    static final DaemonExtension DAEMON = new DaemonExtension(port -> """
-                portals:
-                  - name: default
-                    listen: 127.0.0.1:%d
+    static final DaemonExtension DAEMON = DaemonExtension.withIserPortal((port, iserPort) ->
+            DaemonConfig.daemonAndPortalsYaml(port, iserPort) + """
                 backstores:
                   - { name: ram0, type: memory, size: 16MiB }
                   - { name: file0, type: file, path: copy.img, size: 16MiB, create: true }
                 targets:
                   - iqn: %s
-                    portals: [default]
+                    portals: [%s]
                     luns:
                       - { lun: 0, backstore: ram0 }
                       - { lun: 1, backstore: file0 }
                     acl: ["*"]
-                """.formatted(port, IQN));
+                """.formatted(IQN, DaemonConfig.targetPortals(iserPort)));
 
-    @Test
-    void extendedCopyCopies8MiBFromTheMemoryLunToTheFileLun() throws Exception {
-        try (RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, DAEMON.daemon().port(), TIMEOUT)) {
+    @ParameterizedTest(name = "[{0}] EXTENDED COPY copies 8 MiB from the memory LUN to the file LUN")
+    @EnumSource(Transport.class)
+    void extendedCopyCopies8MiBFromTheMemoryLunToTheFileLun(Transport transport) throws Exception {
+        try (RawIscsiClient c = transport.connect(DAEMON.port(transport), TIMEOUT)) {
             LoginResult login = c.login("iqn.2026-11.org.jtarget:xcopy-it", IQN);
             assertThat(login.succeeded()).as(login + "\n" + DAEMON.daemon().describe()).isTrue();
             assertThat(c.testUnitReadyClearingUnitAttention(SOURCE_LUN).good()).isTrue();

@@ -10,17 +10,21 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Our own initiator CLI ({@code initiator-tools/bin/jtarget-initiator}) as a process against the
  * real daemon: every command, and the documented exit codes (1 miscompare, 2 usage, 4 CHECK CONDITION).
+ * The SCSI commands run over both transports ({@code iscsi://} and {@code iser://} URLs to a TCP and
+ * an iSER portal of the same target) with the same assertions.
  */
 class InitiatorCliIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     @RegisterExtension
-    static final DaemonExtension DAEMON = new DaemonExtension();
+    static final DaemonExtension DAEMON = DaemonExtension.withIserPortal();
 
     private static Path cli;
 
@@ -43,70 +47,97 @@ class InitiatorCliIT {
         return r;
     }
 
-    private static String url() {
-        return DAEMON.daemon().url(DaemonConfig.MEMORY_LUN);
+    private static String url(Transport transport) {
+        return transport.url(DAEMON.port(transport), DaemonConfig.IQN, DaemonConfig.MEMORY_LUN);
     }
 
-    @Test
-    void discoverListsTheTarget() {
-        ClientTool.Result r = runOk("discover", DAEMON.daemon().portalUrl());
+    @ParameterizedTest(name = "[{0}] discover lists the target")
+    @EnumSource(Transport.class)
+    void discoverListsTheTarget(Transport transport) {
+        ClientTool.Result r = runOk("discover", transport.portalUrl(DAEMON.port(transport)));
         assertThat(r.stdout()).as(r.describe()).containsPattern("(?m)^" + DaemonConfig.IQN.replace(".", "\\.") + "$");
     }
 
-    @Test
-    void inquiryShowsTheVendor() {
-        ClientTool.Result r = runOk("inquiry", url());
+    @ParameterizedTest(name = "[{0}] inquiry shows the vendor")
+    @EnumSource(Transport.class)
+    void inquiryShowsTheVendor(Transport transport) {
+        ClientTool.Result r = runOk("inquiry", url(transport));
         assertThat(r.stdout()).as(r.describe()).containsPattern("(?m)^Vendor: JTARGET$")
                 .contains("direct access block device");
     }
 
-    @Test
-    void inquiryVpdPagesDecode() {
-        ClientTool.Result serial = runOk("inquiry", url(), "--vpd", "0x80");
+    @ParameterizedTest(name = "[{0}] inquiry VPD pages decode")
+    @EnumSource(Transport.class)
+    void inquiryVpdPagesDecode(Transport transport) {
+        ClientTool.Result serial = runOk("inquiry", url(transport), "--vpd", "0x80");
         assertThat(serial.stdout()).as(serial.describe()).startsWith("Unit serial number: ");
-        ClientTool.Result ids = runOk("inquiry", url(), "--vpd", "0x83");
+        ClientTool.Result ids = runOk("inquiry", url(transport), "--vpd", "0x83");
         assertThat(ids.stdout()).as(ids.describe()).contains("Device identification designators:");
     }
 
+    @ParameterizedTest(name = "[{0}] readcap gives the configured size")
+    @EnumSource(Transport.class)
+    void readcapGivesTheConfiguredSize(Transport transport) {
+        assertConfiguredCapacity(runOk("readcap", url(transport)));
+    }
+
+    /**
+     * TCP only: iSER carries no iSCSI digests (RFC 7145), and {@code --digests} with an iser:// URL is
+     * refused (next test).
+     */
     @Test
-    void readcapGivesTheConfiguredSize() {
-        ClientTool.Result r = runOk("readcap", url(), "--digests");
+    void readcapWithDigestsGivesTheConfiguredSize() {
+        assertConfiguredCapacity(runOk("readcap", url(Transport.TCP), "--digests"));
+    }
+
+    @Test
+    void digestsOverIserAreAUsageError() {
+        ClientTool.Result r = run("readcap", url(Transport.ISER), "--digests");
+        assertThat(r.exitCode()).as(r.describe()).isEqualTo(2);
+        assertThat(r.stderr()).as(r.describe()).contains("--digests is not valid with an iser:// URL");
+    }
+
+    private static void assertConfiguredCapacity(ClientTool.Result r) {
         long bytes = DAEMON.config().lunBytes(DaemonConfig.MEMORY_LUN);
         assertThat(r.stdout()).as(r.describe()).contains("Block size: 512")
                 .contains("Blocks: " + bytes / 512).contains("Bytes: " + bytes);
     }
 
-    @Test
-    void writeThenVerifySucceedsAndAnotherPatternFails() {
+    @ParameterizedTest(name = "[{0}] write then verify succeeds and another pattern fails")
+    @EnumSource(Transport.class)
+    void writeThenVerifySucceedsAndAnotherPatternFails(Transport transport) {
         // 3000 blocks = 1.5 MB: two chunks per command
-        runOk("write", url(), "--lba", "1000", "--blocks", "3000", "--pattern", "random:42", "--fua");
-        runOk("verify", url(), "--lba", "1000", "--blocks", "3000", "--pattern", "random:42");
-        ClientTool.Result bad = run("verify", url(), "--lba", "1000", "--blocks", "3000", "--pattern", "random:43");
+        runOk("write", url(transport), "--lba", "1000", "--blocks", "3000", "--pattern", "random:42", "--fua");
+        runOk("verify", url(transport), "--lba", "1000", "--blocks", "3000", "--pattern", "random:42");
+        ClientTool.Result bad = run("verify", url(transport), "--lba", "1000", "--blocks", "3000",
+                "--pattern", "random:43");
         assertThat(bad.exitCode()).as(bad.describe()).isEqualTo(1);
         assertThat(bad.stderr()).as(bad.describe()).contains("miscompare at byte offset 0");
     }
 
-    @Test
-    void writeFromFileReadsBackToFile() throws Exception {
+    @ParameterizedTest(name = "[{0}] write from a file reads back to a file")
+    @EnumSource(Transport.class)
+    void writeFromFileReadsBackToFile(Transport transport) throws Exception {
         Path dir = Files.createTempDirectory("jtarget-cli-it");
         Path in = dir.resolve("in.bin");
         byte[] data = new byte[8 * 512];
         new java.util.Random(7).nextBytes(data);
         Files.write(in, data);
-        runOk("write", url(), "--lba", "5000", "--blocks", "8", "--in", in.toString());
+        runOk("write", url(transport), "--lba", "5000", "--blocks", "8", "--in", in.toString());
         Path out = dir.resolve("out.bin");
-        runOk("read", url(), "--lba", "5000", "--blocks", "8", "--out", out.toString());
+        runOk("read", url(transport), "--lba", "5000", "--blocks", "8", "--out", out.toString());
         assertThat(Files.readAllBytes(out)).isEqualTo(data);
-        runOk("verify", url(), "--lba", "5000", "--blocks", "8", "--in", in.toString());
-        ClientTool.Result dump = runOk("read", url(), "--lba", "5000", "--blocks", "1");
+        runOk("verify", url(transport), "--lba", "5000", "--blocks", "8", "--in", in.toString());
+        ClientTool.Result dump = runOk("read", url(transport), "--lba", "5000", "--blocks", "1");
         assertThat(dump.stdout()).startsWith("00000000:").contains("000001f0:");
         DaemonExtension.deleteTree(dir);
     }
 
-    @Test
-    void readPastTheEndIsIllegalRequestLbaOutOfRange() {
+    @ParameterizedTest(name = "[{0}] read past the end is ILLEGAL REQUEST, LBA out of range")
+    @EnumSource(Transport.class)
+    void readPastTheEndIsIllegalRequestLbaOutOfRange(Transport transport) {
         long blocks = DAEMON.config().lunBytes(DaemonConfig.MEMORY_LUN) / 512;
-        ClientTool.Result r = run("read", url(), "--lba", Long.toString(blocks), "--blocks", "1");
+        ClientTool.Result r = run("read", url(transport), "--lba", Long.toString(blocks), "--blocks", "1");
         assertThat(r.exitCode()).as(r.describe()).isEqualTo(4);
         assertThat(r.stderr()).as(r.describe()).contains("ILLEGAL REQUEST").contains("21/00")
                 .contains("LOGICAL BLOCK ADDRESS OUT OF RANGE");
@@ -119,9 +150,10 @@ class InitiatorCliIT {
         assertThat(r.stderr()).as(r.describe()).contains("bad URL").contains("usage:");
     }
 
-    @Test
-    void unknownTargetIsALoginFailure() {
-        ClientTool.Result r = run("inquiry", DAEMON.daemon().portalUrl() + "/iqn.2026-11.org.jtarget:nope/0");
+    @ParameterizedTest(name = "[{0}] unknown target is a login failure")
+    @EnumSource(Transport.class)
+    void unknownTargetIsALoginFailure(Transport transport) {
+        ClientTool.Result r = run("inquiry", transport.url(DAEMON.port(transport), "iqn.2026-11.org.jtarget:nope", 0));
         assertThat(r.exitCode()).as(r.describe()).isEqualTo(3);
         assertThat(r.stderr()).as(r.describe()).contains("login failed: 0x0203 not found");
     }

@@ -23,6 +23,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Protocol garbage on one connection (RFC 7143 7: answer with a Reject or drop that connection)
  * must not disturb anyone else: a bystander session logged in before the garbage keeps reading
  * its data afterwards, and a new client (libiscsi's iscsi-inq) still gets served.
+ *
+ * <p>TCP only: most of its garbage is about the TCP byte stream (random bytes, a DataSegmentLength
+ * past what follows); over iSER every PDU is one SEND of a known length, and malformed iSER
+ * headers and SENDs are the unit tests' ({@code IscsiRdmaTransportTest}, {@code IserCodecsTest}).
  */
 class MalformedPduIT {
 

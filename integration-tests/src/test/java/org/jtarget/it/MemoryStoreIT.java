@@ -16,6 +16,8 @@ import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiCdbs;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A 1 TiB thin memory LUN (issue 4): the daemon starts without touching the terabyte (it listens
@@ -25,7 +27,10 @@ import org.junit.jupiter.api.Test;
  * UNMAP makes the pieces read as zeros again. A thin store larger than the default
  * {@code daemon.memory-limit} (half the RAM) is accepted too: only writes past the limit would fail.
  *
- * <p>Each test starts its own daemon (two configs), in a folder of its own.
+ * <p>Each test starts its own daemon (two configs), in a folder of its own, with a TCP and an iSER
+ * portal; the terabyte case runs over each ({@link Transport}): over iSER the daemon copies the
+ * memory store's Data-In into its pinned arena for the RDMA WRITEs, and the resident set must
+ * still grow by about the data written only.
  */
 class MemoryStoreIT {
 
@@ -41,20 +46,17 @@ class MemoryStoreIT {
     /** The resident set of a daemon that did not touch its terabyte (a JVM with Netty: well under this). */
     private static final long RSS_AT_START_LIMIT = 1L << 30;
 
-    private static String yaml(int port, String daemonSection) {
-        return daemonSection + """
-                portals:
-                  - name: default
-                    listen: 127.0.0.1:%d
+    private static String yaml(int port, int iserPort, String... daemonSettings) {
+        return DaemonConfig.daemonAndPortalsYaml(port, iserPort, daemonSettings) + """
                 backstores:
                   - { name: big, type: memory, size: 1TiB, thin: true }
                 targets:
                   - iqn: %s
-                    portals: [default]
+                    portals: [%s]
                     luns:
                       - { lun: 0, backstore: big }
                     acl: ["*"]
-                """.formatted(port, IQN);
+                """.formatted(IQN, DaemonConfig.targetPortals(iserPort));
     }
 
     /** Piece {@code i}: 1 MiB at a scattered LBA in the i-th 1/64 of the LUN; odd ones straddle two chunks; the last ends the LUN. */
@@ -83,8 +85,9 @@ class MemoryStoreIT {
         throw new AssertionError("no VmRSS in /proc/" + d.pid() + "/status");
     }
 
-    private static RawIscsiClient login(DaemonProcess d, String initiator) throws IOException {
-        RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, d.port(), TIMEOUT);
+    private static RawIscsiClient login(DaemonProcess d, int port, Transport transport, String initiator)
+            throws IOException {
+        RawIscsiClient c = transport.connect(port, TIMEOUT);
         LoginResult login = c.login("iqn.2026-11.org.jtarget:" + initiator, IQN);
         assertThat(login.succeeded()).as(login + "\n" + d.describe()).isTrue();
         assertThat(c.testUnitReadyClearingUnitAttention(0).good()).isTrue();
@@ -110,16 +113,20 @@ class MemoryStoreIT {
         return c.execute(0, cdb, list.array());
     }
 
-    /** Starts a daemon on {@code yaml}, runs {@code body}, stops it and keeps its log as {@code <name>.log}. */
-    private static void withDaemon(String name, java.util.function.IntFunction<String> yaml, DaemonBody body)
+    /**
+     * Starts a daemon on {@code yaml} (given the TCP and the iSER port), runs {@code body} with the
+     * port of {@code transport}'s portal, stops it and keeps its log as {@code <name>.log}.
+     */
+    private static void withDaemon(String name, Transport transport, DaemonExtension.PortsYaml yaml, DaemonBody body)
             throws Exception {
         Path dir = Files.createTempDirectory("jtarget-it-MemoryStoreIT-");
         int port = DaemonProcess.freePort();
+        int iserPort = DaemonProcess.freePort();
         long t0 = System.nanoTime();
-        DaemonProcess d = DaemonProcess.start(DaemonConfig.write(dir, yaml.apply(port)), port);
+        DaemonProcess d = DaemonProcess.start(DaemonConfig.write(dir, yaml.yaml(port, iserPort)), port);
         System.out.printf("MemoryStoreIT %s: listening after %d ms%n", name, (System.nanoTime() - t0) / 1_000_000);
         try {
-            body.run(d);
+            body.run(d, transport == Transport.TCP ? port : iserPort);
             d.stopCleanly();
         } finally {
             if (d.isAlive()) {
@@ -133,15 +140,17 @@ class MemoryStoreIT {
 
     @FunctionalInterface
     private interface DaemonBody {
-        void run(DaemonProcess d) throws Exception;
+        void run(DaemonProcess d, int port) throws Exception;
     }
 
-    @Test
-    void aTebibyteThinMemoryLunStartsAtOnceAndHoldsOnlyWhatIsWritten() throws Exception {
-        withDaemon("unlimited", port -> yaml(port, "daemon:\n  memory-limit: unlimited\n"), d -> {
+    @ParameterizedTest(name = "[{0}] a tebibyte thin memory LUN starts at once and holds only what is written")
+    @EnumSource(Transport.class)
+    void aTebibyteThinMemoryLunStartsAtOnceAndHoldsOnlyWhatIsWritten(Transport transport) throws Exception {
+        withDaemon("unlimited-" + transport, transport, (port, iserPort) -> yaml(port, iserPort,
+                "memory-limit: unlimited"), (d, port) -> {
             long atStart = vmRss(d);
             assertThat(atStart).as("VmRSS right after start: the terabyte is not allocated").isLessThan(RSS_AT_START_LIMIT);
-            try (RawIscsiClient c = login(d, "bigmem")) {
+            try (RawIscsiClient c = login(d, port, transport, "bigmem")) {
                 assertThat(readCapacity16(c, d)).as("READ CAPACITY (16): last LBA, block length")
                         .containsExactly(TIB_BLOCKS - 1, BLOCK);
                 assertThat(c.read10(0, lbaOf(5), PIECE_BLOCKS, BLOCK).data()).as("never written: zeros")
@@ -165,7 +174,7 @@ class MemoryStoreIT {
                 assertThat(hex(read)).as("SHA-256 of the 64 pieces read back").isEqualTo(hex(written));
 
                 long after = vmRss(d);
-                System.out.printf("MemoryStoreIT: VmRSS at start %d MiB, before writing %d MiB, after 64 MiB written"
+                System.out.printf("MemoryStoreIT [" + transport + "]: VmRSS at start %d MiB, before writing %d MiB, after 64 MiB written"
                         + " and read %d MiB (growth %d MiB)%n", atStart / MIB, before / MIB, after / MIB,
                         (after - before) / MIB);
                 assertThat(after - before).as("VmRSS growth for 64 MiB written (before %d, after %d)", before, after)
@@ -178,7 +187,7 @@ class MemoryStoreIT {
                     assertThat(c.read10(0, lbaOf(i), PIECE_BLOCKS, BLOCK).data()).as("piece %d after UNMAP", i)
                             .containsOnly((byte) 0);
                 }
-                System.out.printf("MemoryStoreIT: VmRSS after UNMAP %d MiB%n", vmRss(d) / MIB);
+                System.out.printf("MemoryStoreIT [" + transport + "]: VmRSS after UNMAP %d MiB%n", vmRss(d) / MIB);
                 assertThat(c.logout()).isZero();
             }
         });
@@ -186,9 +195,9 @@ class MemoryStoreIT {
 
     @Test
     void aThinStoreLargerThanTheDefaultMemoryLimitIsAccepted() throws Exception {
-        withDaemon("default-limit", port -> yaml(port, ""), d -> {
+        withDaemon("default-limit", Transport.TCP, MemoryStoreIT::yaml, (d, port) -> {
             assertThat(d.log()).as("the default limit is finite").contains("(daemon.memory-limit)");
-            try (RawIscsiClient c = login(d, "bigmem-default")) {
+            try (RawIscsiClient c = login(d, port, Transport.TCP, "bigmem-default")) {
                 assertThat(readCapacity16(c, d)).containsExactly(TIB_BLOCKS - 1, BLOCK);
                 for (int i : new int[] {0, 31, PIECES - 1}) {
                     assertThat(c.write10(0, lbaOf(i), piece(i), BLOCK).good()).as("WRITE piece %d", i).isTrue();

@@ -13,13 +13,16 @@ import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * One backing file carved into three partitions served by two targets with different ACLs
  * (issue 4): qemu-img writes distinct random data to the two writable partitions, each reads back
  * by SHA-256, and the file holds each partition's bytes at its configured offset; the read-only
  * partition answers DATA PROTECT to WRITE; an initiator outside a target's ACL cannot log in to it;
- * sibling partitions report their own sizes and serial numbers.
+ * sibling partitions report their own sizes and serial numbers. The raw client cases run over TCP
+ * and over iSER ({@link Transport}).
  *
  * <pre>
  * file0.img  0        16 MiB                 48 MiB    56 MiB    64 MiB
@@ -44,10 +47,8 @@ class PartitionIT {
     private static final int BLOCK = 512;
 
     @RegisterExtension
-    static final DaemonExtension DAEMON = new DaemonExtension(port -> """
-                portals:
-                  - name: default
-                    listen: 127.0.0.1:%d
+    static final DaemonExtension DAEMON = DaemonExtension.withIserPortal((port, iserPort) ->
+            DaemonConfig.daemonAndPortalsYaml(port, iserPort) + """
                 backstores:
                   - { name: file0, type: file, path: file0.img, size: 64MiB, create: true }
                   - { name: part-a, type: partition, of: file0, offset: 0, size: 16MiB }
@@ -55,17 +56,18 @@ class PartitionIT {
                   - { name: part-ro, type: partition, of: file0, offset: 48MiB, size: 8MiB }
                 targets:
                   - iqn: %s
-                    portals: [default]
+                    portals: [%s]
                     luns:
                       - { lun: 0, backstore: part-a }
                       - { lun: 1, backstore: part-ro, read-only: true }
                     acl: [%s]
                   - iqn: %s
-                    portals: [default]
+                    portals: [%s]
                     luns:
                       - { lun: 0, backstore: part-b }
                     acl: [%s]
-                """.formatted(port, IQN_A, ALPHA, IQN_B, BETA));
+                """.formatted(IQN_A, DaemonConfig.targetPortals(iserPort), ALPHA, IQN_B,
+                    DaemonConfig.targetPortals(iserPort), BETA));
 
     @Test
     void eachPartitionKeepsItsOwnDataAtItsOffsetInTheFile() throws Exception {
@@ -93,9 +95,10 @@ class PartitionIT {
                 .isEqualTo(Images.sha256Zeros(RO_BYTES));
     }
 
-    @Test
-    void readOnlyPartitionAnswersDataProtectToWrite() throws IOException {
-        try (RawIscsiClient c = login(ALPHA, IQN_A)) {
+    @ParameterizedTest(name = "[{0}] the read-only partition answers DATA PROTECT to WRITE")
+    @EnumSource(Transport.class)
+    void readOnlyPartitionAnswersDataProtectToWrite(Transport transport) throws IOException {
+        try (RawIscsiClient c = login(transport, ALPHA, IQN_A)) {
             assertThat(c.testUnitReadyClearingUnitAttention(1).good()).isTrue();
             ScsiResult w = c.write10(1, 0, new byte[BLOCK], BLOCK);
             assertThat(w.status()).as("WRITE(10) to the read-only partition: " + w).isEqualTo(ScsiResult.CHECK_CONDITION);
@@ -106,18 +109,24 @@ class PartitionIT {
         }
     }
 
-    @Test
-    void anInitiatorOutsideATargetsAclCannotLogInToItsPartition() throws IOException {
-        assertRefused(ALPHA, IQN_B);
-        assertRefused(BETA, IQN_A);
-        try (RawIscsiClient c = login(BETA, IQN_B)) {
+    @ParameterizedTest(name = "[{0}] an initiator outside a target's ACL cannot log in to its partition")
+    @EnumSource(Transport.class)
+    void anInitiatorOutsideATargetsAclCannotLogInToItsPartition(Transport transport) throws IOException {
+        assertRefused(transport, ALPHA, IQN_B);
+        assertRefused(transport, BETA, IQN_A);
+        try (RawIscsiClient c = login(transport, BETA, IQN_B)) {
             assertThat(c.logout()).isZero();
         }
     }
 
-    @Test
-    void siblingPartitionsReportTheirOwnSizeAndSerialNumber() throws IOException {
-        try (RawIscsiClient a = login(ALPHA, IQN_A); RawIscsiClient b = login(BETA, IQN_B)) {
+    /**
+     * Target A over {@code transport}, target B over TCP: the test daemon's pinned arena (6 MiB
+     * under the usual 8 MiB memlock limit) holds one iSER connection.
+     */
+    @ParameterizedTest(name = "[{0}] sibling partitions report their own size and serial number")
+    @EnumSource(Transport.class)
+    void siblingPartitionsReportTheirOwnSizeAndSerialNumber(Transport transport) throws IOException {
+        try (RawIscsiClient a = login(transport, ALPHA, IQN_A); RawIscsiClient b = login(Transport.TCP, BETA, IQN_B)) {
             a.testUnitReadyClearingUnitAttention(0);
             a.testUnitReadyClearingUnitAttention(1);
             b.testUnitReadyClearingUnitAttention(0);
@@ -134,8 +143,8 @@ class PartitionIT {
         }
     }
 
-    private static RawIscsiClient login(String initiator, String target) throws IOException {
-        RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, DAEMON.daemon().port(), TIMEOUT);
+    private static RawIscsiClient login(Transport transport, String initiator, String target) throws IOException {
+        RawIscsiClient c = transport.connect(DAEMON.port(transport), TIMEOUT);
         LoginResult r = c.login(initiator, target);
         assertThat(r.succeeded()).as(initiator + " -> " + target + ": " + r + "\n" + DAEMON.daemon().describe())
                 .isTrue();
@@ -143,8 +152,8 @@ class PartitionIT {
     }
 
     /** RFC 7143 11.13.5: status class 2 (initiator error), detail 02h (authorization failure). */
-    private static void assertRefused(String initiator, String target) throws IOException {
-        try (RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, DAEMON.daemon().port(), TIMEOUT)) {
+    private static void assertRefused(Transport transport, String initiator, String target) throws IOException {
+        try (RawIscsiClient c = transport.connect(DAEMON.port(transport), TIMEOUT)) {
             LoginResult r = c.login(initiator, target);
             assertThat(r.succeeded()).as(initiator + " -> " + target + ": " + r).isFalse();
             assertThat(r.statusClass()).as(r.toString()).isEqualTo(2);

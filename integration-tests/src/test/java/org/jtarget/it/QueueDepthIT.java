@@ -28,6 +28,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * client sends them without waiting for answers), so most commands wait for the LU. Every
  * command must end GOOD (no TASK SET FULL or BUSY for initiators that respect MaxCmdSN), MaxCmdSN
  * must never go back, the data must read back as written, and the daemon must keep serving.
+ *
+ * <p>TCP only: the raw client pipelines hand-made SCSI Command PDUs, and over iSER a READ's PDU
+ * must name its data buffer in the iSER header, which only {@code RawIscsiClient.execute} (one
+ * command at a time) does; three iSER sessions would also not fit the test daemon's 6 MiB arena.
  */
 class QueueDepthIT {
 

@@ -28,6 +28,12 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The daemon is started here rather than by {@link DaemonExtension} because the tmpfs must be
  * mounted before it opens the file (root can mount; without it the ENOSPC test is skipped).
+ *
+ * <p>The daemon serves a TCP and an iSER portal. Each fault is made once (it cannot be undone), seen
+ * through a TCP session, and then the same SCSI answers are checked through an iSER session
+ * ({@link Transport}), where a WRITE's data was fetched by RDMA READ before the store refused it
+ * and a failed READ must place nothing. The memory-limit and replaced-file cases stay TCP-only:
+ * they count one log line per fault, and the fault is the same whatever the transport.
  */
 class StoreFaultIT {
 
@@ -47,6 +53,7 @@ class StoreFaultIT {
     private static Path tmpfs;
     private static boolean mounted;
     private static DaemonProcess daemon;
+    private static int iserPort;
 
     @BeforeAll
     static void mountAndStart() throws IOException {
@@ -59,12 +66,9 @@ class StoreFaultIT {
             System.err.println("StoreFaultIT: cannot mount a tmpfs, the ENOSPC test will be skipped:\n" + mount.describe());
         }
         int port = DaemonProcess.freePort();
-        daemon = DaemonProcess.start(DaemonConfig.write(dir, """
-                daemon:
-                  memory-limit: 16MiB
-                portals:
-                  - name: default
-                    listen: 127.0.0.1:%d
+        iserPort = DaemonProcess.freePort();
+        daemon = DaemonProcess.start(DaemonConfig.write(dir, DaemonConfig.daemonAndPortalsYaml(port, iserPort,
+                "memory-limit: 16MiB") + """
                 backstores:
                   - { name: small-fs, type: file, path: tmpfs/thin.img, size: 64MiB, create: true, thin: true }
                   - { name: ram, type: memory, size: 64MiB, thin: true }
@@ -75,7 +79,7 @@ class StoreFaultIT {
                   - { name: parted-a, type: partition, of: parted, offset: 0, size: 4MiB }
                 targets:
                   - iqn: %s
-                    portals: [default]
+                    portals: [%s]
                     luns:
                       - { lun: 0, backstore: small-fs }
                       - { lun: 1, backstore: ram }
@@ -84,7 +88,7 @@ class StoreFaultIT {
                       - { lun: 4, backstore: truncated }
                       - { lun: 5, backstore: parted-a }
                     acl: ["*"]
-                """.formatted(port, IQN)), port);
+                """.formatted(IQN, DaemonConfig.targetPortals(iserPort))), port);
     }
 
     @AfterAll
@@ -109,7 +113,11 @@ class StoreFaultIT {
     }
 
     private static RawIscsiClient login(String initiator, int... luns) throws IOException {
-        RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, daemon.port(), TIMEOUT);
+        return login(Transport.TCP, initiator, luns);
+    }
+
+    private static RawIscsiClient login(Transport transport, String initiator, int... luns) throws IOException {
+        RawIscsiClient c = transport.connect(transport == Transport.TCP ? daemon.port() : iserPort, TIMEOUT);
         LoginResult login = c.login("iqn.2026-11.org.jtarget:" + initiator, IQN);
         assertThat(login.succeeded()).as(login + "\n" + daemon.describe()).isTrue();
         for (int lun : luns) {
@@ -176,6 +184,16 @@ class StoreFaultIT {
             assertThat(c.read10(MEMORY_LUN, 0, 8, BLOCK).good()).isTrue();
             assertThat(c.testUnitReady(ENOSPC_LUN).good()).as("the full LUN stays online").isTrue();
             assertThat(c.logout()).isZero();
+
+            try (RawIscsiClient i = login(Transport.ISER, "enospc-iser", ENOSPC_LUN)) {
+                assertSense(i.write10(ENOSPC_LUN, lba, data(lba, CHUNK_BLOCKS), BLOCK), 0x07, 0x27, 0x07,
+                        "[iser] WRITE(10) at " + lba + " on the full tmpfs");
+                assertThat(i.read10(ENOSPC_LUN, lastGood, CHUNK_BLOCKS, BLOCK).data())
+                        .as("[iser] the last acknowledged write").isEqualTo(data(lastGood, CHUNK_BLOCKS));
+                assertThat(i.write10(ENOSPC_LUN, 0, data(0, CHUNK_BLOCKS), BLOCK).good())
+                        .as("[iser] rewriting allocated blocks needs no space").isTrue();
+                assertThat(i.logout()).isZero();
+            }
         }
     }
 
@@ -186,19 +204,29 @@ class StoreFaultIT {
             Files.delete(dir.resolve("deleted.img"));
             // the write cache cannot be made stable any more: SYNCHRONIZE CACHE finds the file gone
             assertSense(synchronizeCache(c, DELETED_LUN), 0x02, 0x04, 0x00, "SYNCHRONIZE CACHE after delete");
-            assertSense(c.testUnitReady(DELETED_LUN), 0x02, 0x04, 0x00, "TEST UNIT READY");
-            assertSense(c.read10(DELETED_LUN, 0, 8, BLOCK), 0x02, 0x04, 0x00, "READ(10)");
-            assertSense(c.write10(DELETED_LUN, 0, data(0, 8), BLOCK), 0x02, 0x04, 0x00, "WRITE(10)");
-            assertThat(c.inquiry(DELETED_LUN, false, 0, 96).good()).as("INQUIRY still served").isTrue();
-            assertThat(c.execute(DELETED_LUN, new byte[] {(byte) 0xA0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, 256).good())
-                    .as("REPORT LUNS still served").isTrue();
-            assertThat(c.testUnitReady(MEMORY_LUN).good()).as("the memory LUN is unaffected").isTrue();
-            assertThat(c.read10(MEMORY_LUN, 0, 8, BLOCK).good()).isTrue();
+            assertDeletedLunOfflineAndTheOthersServing(c);
+            try (RawIscsiClient i = login(Transport.ISER, "deleted-iser", MEMORY_LUN)) {
+                i.testUnitReadyClearingUnitAttention(DELETED_LUN); // the new nexus's UNIT ATTENTION comes first
+                assertDeletedLunOfflineAndTheOthersServing(i);
+                assertThat(i.logout()).isZero();
+            }
             assertThat(logLines("LUN 2: backstore deleted is gone")).as("one ERROR line for the operator\n"
                     + daemon.describe()).isEqualTo(1);
             assertThat(daemon.log()).contains(dir.resolve("deleted.img").toString());
             assertThat(c.logout()).isZero();
         }
+    }
+
+    private static void assertDeletedLunOfflineAndTheOthersServing(RawIscsiClient c) throws IOException {
+        assertSense(c.testUnitReady(DELETED_LUN), 0x02, 0x04, 0x00, "TEST UNIT READY");
+        assertSense(c.read10(DELETED_LUN, 0, 8, BLOCK), 0x02, 0x04, 0x00, "READ(10)");
+        assertSense(c.write10(DELETED_LUN, 0, data(0, 8), BLOCK), 0x02, 0x04, 0x00, "WRITE(10)");
+        assertSense(c.write10(DELETED_LUN, 0, data(0, CHUNK_BLOCKS), BLOCK), 0x02, 0x04, 0x00, "WRITE(10) of 256 KiB");
+        assertThat(c.inquiry(DELETED_LUN, false, 0, 96).good()).as("INQUIRY still served").isTrue();
+        assertThat(c.execute(DELETED_LUN, new byte[] {(byte) 0xA0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, 256).good())
+                .as("REPORT LUNS still served").isTrue();
+        assertThat(c.testUnitReady(MEMORY_LUN).good()).as("the memory LUN is unaffected").isTrue();
+        assertThat(c.read10(MEMORY_LUN, 0, 8, BLOCK).good()).isTrue();
     }
 
     @Test
@@ -273,6 +301,18 @@ class StoreFaultIT {
         }
     }
 
+    private static void assertTruncatedLunReadsAMediumErrorPastItsEnd(RawIscsiClient c) throws IOException {
+        assertSense(c.read10(TRUNCATED_LUN, 2 * MIB_BLOCKS, 8, BLOCK), 0x03, 0x11, 0x00, "READ past the new end");
+        assertSense(c.read10(TRUNCATED_LUN, MIB_BLOCKS - 4, 8, BLOCK), 0x03, 0x11, 0x00, "READ across the new end");
+        assertSense(c.read10(TRUNCATED_LUN, 64 * MIB_BLOCKS - 1, 1, BLOCK), 0x03, 0x11, 0x00, "READ of the last LBA");
+        ScsiResult before = c.read10(TRUNCATED_LUN, MIB_BLOCKS - CHUNK_BLOCKS, CHUNK_BLOCKS, BLOCK);
+        assertThat(before.good()).as("READ before the new end: " + before).isTrue();
+        assertThat(before.data()).isEqualTo(data(MIB_BLOCKS - CHUNK_BLOCKS, CHUNK_BLOCKS));
+        assertThat(c.testUnitReady(TRUNCATED_LUN).good()).as("the LU stays online").isTrue();
+        assertThat(c.testUnitReady(MEMORY_LUN).good()).as("another LUN answers").isTrue();
+        assertThat(c.read10(MEMORY_LUN, 0, 8, BLOCK).good()).isTrue();
+    }
+
     /**
      * {@code truncate -s 1M} of a served 64 MiB file (same inode, so the vanished-file watch stays
      * quiet): READs past the new end are MEDIUM ERROR / UNRECOVERED READ ERROR 03/11/00 (SPC-4
@@ -293,15 +333,11 @@ class StoreFaultIT {
             assertThat(t.exitCode()).as(t.describe()).isZero();
             assertThat(Files.size(file)).isEqualTo(1L << 20);
 
-            assertSense(c.read10(TRUNCATED_LUN, 2 * MIB_BLOCKS, 8, BLOCK), 0x03, 0x11, 0x00, "READ past the new end");
-            assertSense(c.read10(TRUNCATED_LUN, MIB_BLOCKS - 4, 8, BLOCK), 0x03, 0x11, 0x00, "READ across the new end");
-            assertSense(c.read10(TRUNCATED_LUN, 64 * MIB_BLOCKS - 1, 1, BLOCK), 0x03, 0x11, 0x00, "READ of the last LBA");
-            ScsiResult before = c.read10(TRUNCATED_LUN, MIB_BLOCKS - CHUNK_BLOCKS, CHUNK_BLOCKS, BLOCK);
-            assertThat(before.good()).as("READ before the new end: " + before).isTrue();
-            assertThat(before.data()).isEqualTo(data(MIB_BLOCKS - CHUNK_BLOCKS, CHUNK_BLOCKS));
-            assertThat(c.testUnitReady(TRUNCATED_LUN).good()).as("the LU stays online").isTrue();
-            assertThat(c.testUnitReady(MEMORY_LUN).good()).as("another LUN answers").isTrue();
-            assertThat(c.read10(MEMORY_LUN, 0, 8, BLOCK).good()).isTrue();
+            assertTruncatedLunReadsAMediumErrorPastItsEnd(c);
+            try (RawIscsiClient i = login(Transport.ISER, "truncated-iser", TRUNCATED_LUN, MEMORY_LUN)) {
+                assertTruncatedLunReadsAMediumErrorPastItsEnd(i);
+                assertThat(i.logout()).isZero();
+            }
 
             long lba = 3 * MIB_BLOCKS;
             assertThat(c.write10(TRUNCATED_LUN, lba, data(lba + 1, CHUNK_BLOCKS), BLOCK).good())

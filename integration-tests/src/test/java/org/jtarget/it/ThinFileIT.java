@@ -12,13 +12,15 @@ import java.util.Random;
 import org.jtarget.initiator.raw.LoginResult;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A thin file LUN (`thin: true`): UNMAP really frees space in the backing file (`du` shrinks) and
  * the unmapped blocks read back as zeros, while the blocks around them keep their data; GET LBA
- * STATUS reports the hole as deallocated and the data around it as mapped, to the block.
+ * STATUS reports the hole as deallocated and the data around it as mapped, to the block. Over TCP
+ * and over iSER ({@link Transport}), the second run writing and unmapping the same blocks again.
  */
 class ThinFileIT {
 
@@ -29,19 +31,17 @@ class ThinFileIT {
     private static final int WRITTEN_BLOCKS = 16384; // 8 MiB
 
     @RegisterExtension
-    static final DaemonExtension DAEMON = new DaemonExtension(port -> """
-                portals:
-                  - name: default
-                    listen: 127.0.0.1:%d
+    static final DaemonExtension DAEMON = DaemonExtension.withIserPortal((port, iserPort) ->
+            DaemonConfig.daemonAndPortalsYaml(port, iserPort) + """
                 backstores:
                   - { name: thin0, type: file, path: thin.img, size: 64MiB, create: true, thin: true }
                 targets:
                   - iqn: %s
-                    portals: [default]
+                    portals: [%s]
                     luns:
                       - { lun: 0, backstore: thin0 }
                     acl: ["*"]
-                """.formatted(port, IQN));
+                """.formatted(IQN, DaemonConfig.targetPortals(iserPort)));
 
     /** Allocated bytes of the backing file, as `du` counts them. */
     private static long du() {
@@ -90,9 +90,11 @@ class ThinFileIT {
      * lists mapped 32768+2056, deallocated 34824+2040, mapped 36864+4096, then the never-written
      * rest of the LUN deallocated; started inside the hole, it begins at that LBA.
      */
-    @Test
-    void getLbaStatusReportsTheUnmappedRangeAsDeallocatedAndTheDataAroundItAsMapped() throws IOException {
-        try (RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, DAEMON.daemon().port(), TIMEOUT)) {
+    @ParameterizedTest(name = "[{0}] GET LBA STATUS: the unmapped range deallocated, the data around it mapped")
+    @EnumSource(Transport.class)
+    void getLbaStatusReportsTheUnmappedRangeAsDeallocatedAndTheDataAroundItAsMapped(Transport transport)
+            throws IOException {
+        try (RawIscsiClient c = transport.connect(DAEMON.port(transport), TIMEOUT)) {
             LoginResult login = c.login("iqn.2026-11.org.jtarget:thin-lba-status", IQN);
             assertThat(login.succeeded()).as(login + "\n" + DAEMON.daemon().describe()).isTrue();
             assertThat(c.testUnitReadyClearingUnitAttention(0).good()).isTrue();
@@ -120,9 +122,10 @@ class ThinFileIT {
         }
     }
 
-    @Test
-    void unmapFreesSpaceInTheFileAndTheBlocksReadAsZeros() throws IOException {
-        try (RawIscsiClient c = RawIscsiClient.connect(DaemonProcess.HOST, DAEMON.daemon().port(), TIMEOUT)) {
+    @ParameterizedTest(name = "[{0}] UNMAP frees space in the file and the blocks read as zeros")
+    @EnumSource(Transport.class)
+    void unmapFreesSpaceInTheFileAndTheBlocksReadAsZeros(Transport transport) throws IOException {
+        try (RawIscsiClient c = transport.connect(DAEMON.port(transport), TIMEOUT)) {
             LoginResult login = c.login("iqn.2026-11.org.jtarget:thin-it", IQN);
             assertThat(login.succeeded()).as(login + "\n" + DAEMON.daemon().describe()).isTrue();
             assertThat(c.testUnitReadyClearingUnitAttention(0).good()).isTrue();

@@ -257,7 +257,9 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
         requireNoDigests(headerDigest, dataDigest, null);
         long deadline = System.nanoTime() + readTimeoutNanos;
         while (arrivedCount == 0) {
-            if (!pollOnce(deadline)) {
+            // a poll may bring a PDU and the flushes of the disconnect that followed it (a Logout
+            // Response, then the target's close): the PDU is still read, the end comes after it
+            if (!pollOnce(deadline) && arrivedCount == 0) {
                 return null; // flushed: the connection is gone
             }
         }

@@ -11,6 +11,10 @@ import org.jtarget.config.ConfigException;
 import org.jtarget.config.ConfigLoader;
 import org.jtarget.daemon.TargetRuntime;
 import org.jtarget.initiator.cli.CliRun;
+import org.jtarget.initiator.raw.InitiatorPdus;
+import org.jtarget.initiator.raw.IscsiOpcodes;
+import org.jtarget.initiator.raw.RawIscsiClient;
+import org.jtarget.initiator.raw.RawPdu;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,14 +46,18 @@ class IserCliTest {
     @TempDir
     Path dir;
 
+    private static final int LOGOUT_TAG = 0x10000;
+    private static final long DISCONNECT_WAIT_MILLIS = 500;
+
     private TargetRuntime runtime;
+    private int iserPort;
     private String iser;
     private String tcp;
 
     @BeforeEach
     void start() throws Exception {
         int tcpPort = freePort();
-        int iserPort = freePort();
+        iserPort = freePort();
         Path file = Files.writeString(dir.resolve("jtarget.yaml"), CONFIG.formatted(tcpPort, iserPort, TARGET));
         runtime = new TargetRuntime(ConfigLoader.load(file));
         try {
@@ -132,5 +140,29 @@ class IserCliTest {
         CliRun verify = run("crashcheck", "verify", "--url", iser, "--journal", journal.toString());
         assertThat(verify.code()).as(verify.err() + verify.out()).isZero();
         assertThat(verify.out()).contains(" 0 lost");
+    }
+
+    /**
+     * The target sends the Logout Response and disconnects at once: when the client polls only
+     * after both, the response's receive and the flushed receives of the disconnect complete in one
+     * poll, and the response must still be read (it was taken for the end of the connection:
+     * "target closed the connection while waiting for the answer to Logout", seen in the
+     * integration tests over iSER).
+     */
+    @Test
+    void aLogoutResponseFollowedByTheDisconnectIsStillRead() throws IOException, InterruptedException {
+        try (RawIscsiClient client = RawIscsiClient.over(IserChannel.connect("127.0.0.1", iserPort,
+                Duration.ofSeconds(10), 1, 4096))) {
+            assertThat(client.login("iqn.2026-11.org.jtarget:iser-logout", TARGET).succeeded()).isTrue();
+            client.send(InitiatorPdus.logoutRequest(LOGOUT_TAG, 0, client.cmdSn(), 0));
+            Thread.sleep(DISCONNECT_WAIT_MILLIS); // the response arrives and the target disconnects: nobody polls yet
+
+            RawPdu response = client.readPdu();
+
+            assertThat(response).as("the Logout Response, not the end of the connection").isNotNull();
+            assertThat(response.opcode()).isEqualTo(IscsiOpcodes.LOGOUT_RESPONSE);
+            assertThat(response.itt()).isEqualTo(LOGOUT_TAG);
+            assertThat(client.readPdu()).as("then the end of the connection").isNull();
+        }
     }
 }
