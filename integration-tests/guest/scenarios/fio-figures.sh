@@ -2,12 +2,19 @@
 # guest (run by hand: see docs/performance.md "Inside a QEMU guest"). 4 KiB random reads at queue
 # depth 32, 4 KiB random writes at depth 32 with crc32c verify reads interleaved, and 256 KiB sequential reads and writes at depth 8, on the
 # raw disk of LUN 0, each for FIO_SECONDS after the LUN was filled once.
-# Variables: PORT IQN FIO_SECONDS
-iscsi_start
-discover "$PORT" "$IQN"
-node_new "$IQN" "$PORT" 1
-login "$IQN" "$PORT"
-d=$(disk_of "$(session_of "$IQN" "$PORT")" 0) || fail "no disk for $IQN"
+# Variables: PORT IQN FIO_SECONDS, and ISER_PORT to measure over iSER (ib_iser over the guest's siw;
+# discovery on PORT, login to the target's iSER portal at ISER_PORT) instead of iscsi_tcp.
+if [ -n "${ISER_PORT:-}" ]; then
+  iser_login "$IQN" "$PORT" "$ISER_PORT"
+  login_port=$ISER_PORT iface=iser
+else
+  iscsi_start
+  discover "$PORT" "$IQN"
+  node_new "$IQN" "$PORT" 1
+  login "$IQN" "$PORT"
+  login_port=$PORT iface=
+fi
+d=$(disk_of "$(session_of "$IQN" "$login_port")" 0) || fail "no disk for $IQN"
 size=128M
 common="--ioengine=libaio --direct=1 --filename=$d --size=$size --group_reporting --randrepeat=0"
 step "fill $size"
@@ -23,4 +30,4 @@ for job in "randread 4k 32" "randwrite 4k 32 --verify=crc32c --verify_backlog=64
   grep -E "IOPS=|clat \(|lat \(|err=" /tmp/fio.log | grep -v slat
   echo "FIO-FIGURE $rw $bs qd$qd $(grep -oE 'IOPS=[^,]+, BW=[^ ]+' /tmp/fio.log | head -1) $(grep -E '^ +clat \((u|m)sec\)' /tmp/fio.log | head -1 | sed 's/  */ /g')"
 done
-logout "$IQN" "$PORT"
+logout "$IQN" "$login_port" $iface
