@@ -16,9 +16,22 @@ import java.util.concurrent.atomic.LongAdder;
  * than {@link #MAX_SLOT} or the arena) comes from the {@code fallback} allocator and is counted
  * ({@link #stats()}), so an operator sees the arena is too small.
  *
- * <p>Slots are carved lazily from a bump pointer and keep their size class forever; a released
- * slot goes onto its class's free list. A request takes a free slot of its class, else carves a
- * new one, else takes a free slot of a larger class (it returns to that class), else falls back.
+ * <p>Slots are carved lazily from a bump pointer; a released slot goes onto its class's free
+ * list. A request takes a free slot of its class, else carves a new one, else splits a free slot
+ * of the smallest larger class that has one, else falls back. A split halves the slot down to the
+ * requested class, buddy style: the request gets the first piece and one piece of each class from
+ * the requested one up to the split slot's goes onto its free list (a 1 MiB slot split for 16 KiB
+ * leaves 16, 16, 32 ... 512 KiB free), so one small request leaves the larger pieces for larger
+ * requests and costs one slot object per class, not one per small slot.
+ *
+ * <p>Split pieces never merge back (merging would need each slot's neighbour state, a lock or a
+ * second CAS per release). So after bursts of small requests have split the large slots, a large
+ * request whose class is empty and that cannot carve falls back to the pooled allocator even when
+ * the arena has enough free bytes in smaller pieces: an operator who sees fallbacks together with
+ * a non-zero {@link ArenaStats#splits()} and a high water mark well below the arena's size has a
+ * fragmented arena, not a full one (a restart, or a larger arena, cures it). This is what lets a
+ * new iSER connection take its hundreds of small registered buffers from an arena that an earlier
+ * large transfer carved into a few large slots.
  *
  * <p>Free lists are Treiber stacks of slot page numbers: the head is an {@code AtomicLong}
  * holding {@code tag << 32 | (page + 1)} (the tag, bumped on every change, defeats ABA), the links
@@ -54,6 +67,7 @@ public final class ArenaAllocator extends AbstractByteBufAllocator {
     private final AtomicLong highWater = new AtomicLong();
     private final LongAdder allocations = new LongAdder();
     private final LongAdder fallbacks = new LongAdder();
+    private final LongAdder splits = new LongAdder();
 
     /**
      * @param arena    the region to carve (borrowed: the caller closes it after every buffer is released)
@@ -102,7 +116,7 @@ public final class ArenaAllocator extends AbstractByteBufAllocator {
         return toLeakAwareBuffer(slot.reuse(initialCapacity));
     }
 
-    /** A free or fresh slot for {@code bytes}, or null when the arena has none. */
+    /** A free, fresh or split-off slot for {@code bytes}, or null when the arena has none. */
     private ArenaByteBuf take(int bytes) {
         int wanted = sizeClass(bytes);
         if (wanted < 0) {
@@ -112,8 +126,8 @@ public final class ArenaAllocator extends AbstractByteBufAllocator {
         if (slot == null) {
             slot = carve(wanted);
         }
-        for (int c = wanted + 1; slot == null && c < CLASSES; c++) {
-            slot = pop(c);
+        if (slot == null) {
+            slot = splitLarger(wanted);
         }
         return slot;
     }
@@ -139,10 +153,44 @@ public final class ArenaAllocator extends AbstractByteBufAllocator {
                 return null;
             }
         } while (!carved.compareAndSet(offset, offset + bytes));
+        return newSlot(offset, c);
+    }
+
+    /** A free slot of the smallest class above {@code wanted} that has one, split down to it; or null. */
+    private ArenaByteBuf splitLarger(int wanted) {
+        for (int c = wanted + 1; c < CLASSES; c++) {
+            ArenaByteBuf larger = pop(c);
+            if (larger != null) {
+                return split(larger, wanted);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Halves {@code larger} down to class {@code wanted}: returns its first piece (class
+     * {@code wanted}) and pushes the piece at {@code MIN_SLOT << c} (class {@code c}) for every
+     * {@code c} from {@code wanted} below {@code larger}'s class. Safe without a lock: popping
+     * {@code larger} made this thread its only owner (its old buffer object is dropped, released,
+     * so a stale holder can neither use nor release it again), and each piece reaches other threads
+     * only through its free list's CAS, which publishes the piece's new slot object.
+     */
+    private ArenaByteBuf split(ArenaByteBuf larger, int wanted) {
+        long start = (long) larger.page << PAGE_SHIFT;
+        for (int c = larger.sizeClass - 1; c >= wanted; c--) {
+            push(newSlot(start + ((long) MIN_SLOT << c), c));
+        }
+        splits.increment();
+        return newSlot(start, wanted);
+    }
+
+    /** The buffer object of the slot of class {@code c} at {@code offset}, made once per carve or split. */
+    private ArenaByteBuf newSlot(long offset, int c) {
+        long bytes = (long) MIN_SLOT << c;
         int page = (int) (offset >> PAGE_SHIFT);
         ArenaByteBuf slot = new ArenaByteBuf(this, arena.segment().asSlice(offset, bytes).asByteBuffer(),
                 arena.address() + offset, page, c);
-        slots[page] = slot; // published to other threads by the free list's CAS when released
+        slots[page] = slot; // published to other threads by the free list's CAS when pushed
         return slot;
     }
 
@@ -164,6 +212,10 @@ public final class ArenaAllocator extends AbstractByteBufAllocator {
     /** Called once per allocation by {@link ArenaByteBuf#deallocate()}: the slot is free again. */
     void free(ArenaByteBuf slot) {
         inUse.addAndGet(-slot.slotBytes());
+        push(slot);
+    }
+
+    private void push(ArenaByteBuf slot) {
         int h = slot.sizeClass * HEAD_STRIDE;
         while (true) {
             long head = heads.get(h);
@@ -189,6 +241,6 @@ public final class ArenaAllocator extends AbstractByteBufAllocator {
     /** Counters for logs and status output (control path: allocates). */
     public ArenaStats stats() {
         return new ArenaStats(arena.size(), arena.isPinned(), carved.get(), inUse.get(), highWater.get(),
-                allocations.sum(), fallbacks.sum());
+                allocations.sum(), fallbacks.sum(), splits.sum());
     }
 }
