@@ -51,11 +51,14 @@ class InitiatorCliIT {
         return transport.url(DAEMON.port(transport), DaemonConfig.IQN, DaemonConfig.MEMORY_LUN);
     }
 
+    /** The target with the address of its portal of the discovery's own transport only. */
     @ParameterizedTest(name = "[{0}] discover lists the target")
     @EnumSource(Transport.class)
     void discoverListsTheTarget(Transport transport) {
         ClientTool.Result r = runOk("discover", transport.portalUrl(DAEMON.port(transport)));
-        assertThat(r.stdout()).as(r.describe()).containsPattern("(?m)^" + DaemonConfig.IQN.replace(".", "\\.") + "$");
+        Transport other = transport == Transport.TCP ? Transport.ISER : Transport.TCP;
+        assertThat(r.stdout()).as(r.describe()).containsPattern("(?m)^" + DaemonConfig.IQN.replace(".", "\\.") + "$")
+                .contains(":" + DAEMON.port(transport) + ",").doesNotContain(":" + DAEMON.port(other) + ",");
     }
 
     @ParameterizedTest(name = "[{0}] inquiry shows the vendor")

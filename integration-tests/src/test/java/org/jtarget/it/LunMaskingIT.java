@@ -23,10 +23,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a masked LUN answers LOGICAL UNIT NOT SUPPORTED (05/25/00), and a WRITE through a read-only
  * mapping answers DATA PROTECT / WRITE PROTECTED (07/27/00) with the data left as it was.
  *
- * <p>TCP only: with an iSER portal beside the TCP one, SendTargets lists both (as the Linux guest
- * suite needs it) and iscsi-ls took the iSER portal's address and failed to log in to it over TCP
- * (libiscsi has no iSER), so {@link #iscsiLsShowsEachInitiatorOnlyItsLuns} cannot share the
- * daemon. ACLs and a read-only LU over iSER are covered by {@code PartitionIT}.
+ * <p>TCP only (libiscsi has no iSER). When SendTargets listed an iSER portal to TCP discoveries
+ * too, iscsi-ls took its address and failed to log in there over TCP; it now lists each
+ * transport's own portals only. ACLs and a read-only LU over iSER are covered by {@code PartitionIT}.
  */
 class LunMaskingIT {
 

@@ -269,7 +269,8 @@ public final class TargetRuntime implements DaemonRuntime {
     }
 
     private static IscsiPortalDefinition portalDefinition(PortalConfig p) {
-        return new IscsiPortalDefinition(p.name(), p.host(), p.port(), p.portalGroupTag());
+        return new IscsiPortalDefinition(p.name(), p.host(), p.port(), p.portalGroupTag(),
+                p.transport() == PortalConfig.Transport.ISER);
     }
 
     private static ChapCredentials chap(ChapConfig c) {

@@ -36,7 +36,7 @@ public final class SendTargets {
         if ("All".equals(value)) {
             if (sessionTargetName == null) {
                 for (IscsiTargetDefinition target : context.targets()) {
-                    describe(target, pairs);
+                    describe(target, context.portal().rdma(), pairs);
                 }
                 return pairs;
             }
@@ -50,15 +50,25 @@ public final class SendTargets {
         }
         IscsiTargetDefinition target = context.findTarget(name);
         if (target != null) {
-            describe(target, pairs);
+            describe(target, context.portal().rdma(), pairs);
         }
         return pairs;
     }
 
-    private static void describe(IscsiTargetDefinition target, List<Map.Entry<String, String>> pairs) {
+    /**
+     * The target's name and the addresses of its portals of the asking connection's transport
+     * ({@code rdma}: iSER). An initiator logs in to every address it is given with the transport
+     * it discovered with (open-iscsi's node records take the discovery iface, libiscsi's iscsi-ls
+     * the last address), so an iSER portal listed to a TCP discovery gets TCP logins it cannot
+     * serve; Linux's LIO lists a portal only to its own network transport too. An iSER initiator
+     * discovers over iSER (`iscsiadm -m discovery -I iser`) or names the portal itself.
+     */
+    private static void describe(IscsiTargetDefinition target, boolean rdma, List<Map.Entry<String, String>> pairs) {
         pairs.add(Map.entry("TargetName", target.name()));
         for (IscsiPortalDefinition portal : target.portals()) {
-            pairs.add(Map.entry("TargetAddress", address(portal)));
+            if (portal.rdma() == rdma) {
+                pairs.add(Map.entry("TargetAddress", address(portal)));
+            }
         }
     }
 

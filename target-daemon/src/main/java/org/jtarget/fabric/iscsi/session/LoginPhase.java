@@ -86,7 +86,7 @@ final class LoginPhase {
         if (transport.localAddress() instanceof InetSocketAddress local
                 && (local.getAddress() != null) && isWildcard(portal.host())) {
             return new IscsiPortalDefinition(portal.name(), local.getAddress().getHostAddress(), portal.port(),
-                    portal.portalGroupTag());
+                    portal.portalGroupTag(), portal.rdma());
         }
         return portal;
     }

@@ -9,7 +9,7 @@ import java.util.Collection;
 import java.util.List;
 
 /** A LoginContext over a fixed list of targets. */
-final class FakeLoginContext implements LoginContext {
+class FakeLoginContext implements LoginContext {
 
     static final IscsiPortalDefinition PORTAL = new IscsiPortalDefinition("p1", "192.0.2.1", 3260, 1);
     static final IscsiPortalDefinition PORTAL6 = new IscsiPortalDefinition("p2", "2001:db8::1", 3261, 2);

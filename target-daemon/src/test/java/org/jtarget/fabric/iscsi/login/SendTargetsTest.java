@@ -1,8 +1,10 @@
 package org.jtarget.fabric.iscsi.login;
 
 import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
+import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,6 +24,36 @@ class SendTargetsTest {
                 Map.entry("TargetName", "iqn.2024-01.org.jtarget:b"),
                 Map.entry("TargetAddress", "192.0.2.1:3260,1"),
                 Map.entry("TargetAddress", "[2001:db8::1]:3261,2"));
+    }
+
+    /** A target on a TCP and an iSER portal: each transport's discovery hears of its own portal only. */
+    @Test
+    void eachTransportListsItsOwnPortals() {
+        IscsiPortalDefinition tcp = new IscsiPortalDefinition("tcp", "192.0.2.1", 3260, 1);
+        IscsiPortalDefinition iser = new IscsiPortalDefinition("rdma", "192.0.2.1", 3261, 2, true);
+        IscsiTargetDefinition both = new IscsiTargetDefinition("iqn.2024-01.org.jtarget:c", null, null,
+                List.of("*"), null, List.of(tcp, iser));
+        assertThat(SendTargets.respond("All", new OnePortal(tcp, both), null)).containsExactly(
+                Map.entry("TargetName", "iqn.2024-01.org.jtarget:c"), Map.entry("TargetAddress", "192.0.2.1:3260,1"));
+        assertThat(SendTargets.respond("All", new OnePortal(iser, both), null)).containsExactly(
+                Map.entry("TargetName", "iqn.2024-01.org.jtarget:c"), Map.entry("TargetAddress", "192.0.2.1:3261,2"));
+        assertThat(SendTargets.respond("", new OnePortal(iser, both), "iqn.2024-01.org.jtarget:c")).containsExactly(
+                Map.entry("TargetName", "iqn.2024-01.org.jtarget:c"), Map.entry("TargetAddress", "192.0.2.1:3261,2"));
+    }
+
+    /** The login context of a connection to {@code portal}, which serves {@code target}. */
+    private static final class OnePortal extends FakeLoginContext {
+        private final IscsiPortalDefinition portal;
+
+        OnePortal(IscsiPortalDefinition portal, IscsiTargetDefinition target) {
+            this.portal = portal;
+            with(target);
+        }
+
+        @Override
+        public IscsiPortalDefinition portal() {
+            return portal;
+        }
     }
 
     @Test
