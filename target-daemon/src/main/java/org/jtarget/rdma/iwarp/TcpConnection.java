@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -119,6 +120,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     @Override
     public SocketAddress remoteAddress() {
         return channel.remoteAddress();
+    }
+
+    /** The socket's event loop: FPDUs are written and read there. */
+    @Override
+    public Executor ioExecutor() {
+        return channel.eventLoop();
     }
 
     @Override

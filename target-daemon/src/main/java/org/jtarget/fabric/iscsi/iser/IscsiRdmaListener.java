@@ -98,7 +98,9 @@ public final class IscsiRdmaListener implements CmEventHandler {
             id.reject(new byte[0]);
             return;
         }
-        EventExecutor loop = loops.next();
+        // the transport runs where the provider moves the connection's bytes, if it has such a
+        // thread (iwarp: the socket's event loop): posting and polling there hand nothing over
+        EventExecutor loop = id.ioExecutor() instanceof EventExecutor io ? io : loops.next();
         CompletionRelay relay = new CompletionRelay();
         IscsiRdmaTransport transport;
         QueuePair qp;
