@@ -22,6 +22,7 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 
 /**
@@ -121,7 +122,7 @@ public final class IscsiRdmaListener implements CmEventHandler {
         if (refusal != null) {
             LOG.warn("iSER connect request from {} rejected: {}", id.remoteAddress(), refusal);
             id.reject(new byte[0]);
-            loop.execute(transport::disconnected);
+            endOn(loop, transport);
             return;
         }
         connections.put(id, transport);
@@ -133,14 +134,27 @@ public final class IscsiRdmaListener implements CmEventHandler {
         } catch (RdmaException ex) {
             LOG.info("iSER connection from {}: accept failed: {}", id.remoteAddress(), ex.getMessage());
             connections.remove(id);
-            loop.execute(transport::disconnected);
+            endOn(loop, transport);
         }
     }
 
     private void disconnected(CmId id) {
         IscsiRdmaTransport t = connections.remove(id);
         if (t != null) {
-            t.executor().execute(t::disconnected);
+            endOn(t.executor(), t);
+        }
+    }
+
+    /**
+     * Ends the transport on its loop; if that loop has stopped already (the provider's loops, where
+     * an iwarp transport runs, shut down before a late DISCONNECTED), here: nothing else runs there
+     * any more, and its registered buffers must still go back to the arena.
+     */
+    private static void endOn(EventExecutor loop, IscsiRdmaTransport transport) {
+        try {
+            loop.execute(transport::disconnected);
+        } catch (RejectedExecutionException stopped) {
+            transport.disconnected();
         }
     }
 

@@ -189,11 +189,11 @@ public final class IscsiRdmaTransport implements IscsiTransport {
         if (idleCheck != null) {
             idleCheck.cancel(false);
         }
-        engine.transportInactive();
         try {
+            engine.transportInactive();
             qp.destroy(); // no completion follows: what was posted is dropped with it
         } finally {
-            releaseAll(); // also when the provider is shut down already (destroy then throws)
+            releaseAll(); // also at shutdown, when the provider's or the session's loop is gone already
         }
     }
 
