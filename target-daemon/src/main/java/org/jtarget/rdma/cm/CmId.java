@@ -4,6 +4,7 @@ import org.jtarget.rdma.QueuePair;
 import org.jtarget.rdma.RdmaException;
 
 import java.net.SocketAddress;
+import java.util.concurrent.Executor;
 
 /** One connection end, after librdmacm {@code struct rdma_cm_id}. */
 public interface CmId {
@@ -25,4 +26,14 @@ public interface CmId {
 
     /** rdma_disconnect(3): both queue pairs move to ERROR; both sides get DISCONNECTED. */
     void disconnect();
+
+    /**
+     * The thread that moves this connection's bytes, when the provider has one (an emulated
+     * provider over a socket: the socket's event loop), else null (hardware). A consumer that posts
+     * its requests and polls its completions there saves a thread hand-over per request and per
+     * completion.
+     */
+    default Executor ioExecutor() {
+        return null;
+    }
 }

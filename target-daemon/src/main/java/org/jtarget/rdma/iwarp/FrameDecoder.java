@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import org.jtarget.buffer.ByteBufCopy;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -181,7 +182,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         if (crcOn && n > 0) {
             crc(in, in.readerIndex(), n);
         }
-        header.writeBytes(in, n);
+        ByteBufCopy.transfer(in, header, n);
         return header.readableBytes() == wanted;
     }
 
@@ -327,7 +328,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             }
             in.skipBytes(n);
         } else {
-            gathered.writeBytes(in, n);
+            ByteBufCopy.transfer(in, gathered, n);
         }
         payloadDone += n;
         if (payloadDone == payloadLength) {
@@ -350,7 +351,7 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
         if (crcOn && padLeft > 0) {
             crc(in, in.readerIndex(), Math.min(n, padLeft));
         }
-        trailer.writeBytes(in, n);
+        ByteBufCopy.transfer(in, trailer, n);
         if (trailer.readableBytes() < trailerLength) {
             return;
         }

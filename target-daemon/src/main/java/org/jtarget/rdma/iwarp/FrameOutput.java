@@ -6,12 +6,15 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
+import io.netty.util.internal.PlatformDependent;
+import org.jtarget.buffer.ByteBufCopy;
 import org.jtarget.rdma.MemoryRegion;
 import org.jtarget.rdma.SendQueueEntry;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Queue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntConsumer;
 import java.util.zip.CRC32C;
@@ -35,11 +38,19 @@ final class FrameOutput {
      * store write of whole blocks.
      */
     static final int MAX_SEGMENT_PAYLOAD = 60 * 1024;
+    private static final int TAGGED_HEADER_BYTES = Mpa.LENGTH_FIELD + Iwarp.TAGGED_HEADER;
 
     private final Channel channel;
     private final ByteBufAllocator alloc;
     private final IntConsumer sent;
-    private final ConcurrentLinkedQueue<ByteBuf> requests = new ConcurrentLinkedQueue<>();
+    /**
+     * Request FPDUs' buffers in order (header, payload, trailer): an array queue that grows by
+     * chunks only when that much is waiting, so that queueing allocates nothing in steady state
+     * (a linked queue's node per entry cost ~70 B per FPDU).
+     */
+    private final Queue<ByteBuf> requests = PlatformDependent.newMpscQueue(1024, 1 << 30);
+    private final RegionViews views = new RegionViews();
+    private final FrameBuffers frames = new FrameBuffers();
     /**
      * How many entries of {@link #requests} belong to whole FPDUs: written by the one thread that
      * executes requests at a time (the queue pair's), read by the event loop, which writes no more.
@@ -74,39 +85,79 @@ final class FrameOutput {
 
     /** Queues an untagged request segment (SEND, READ request); {@code payload} (may be null) is taken. */
     void requestUntagged(int opcode, boolean last, int reserved, int queue, int msn, int mo, ByteBuf payload) {
-        queue(untaggedHeader(opcode, last, reserved, queue, msn, mo, length(payload)), payload);
+        queue(untaggedHeader(frames.take(), opcode, last, reserved, queue, msn, mo, length(payload)), payload);
     }
 
     /** Queues a tagged request segment (RDMA WRITE); {@code payload} (may be null) is taken. */
     void requestTagged(int opcode, boolean last, int stag, long to, ByteBuf payload) {
-        queue(taggedHeader(opcode, last, stag, to, length(payload)), payload);
+        queue(taggedHeader(frames.take(), opcode, last, stag, to, length(payload)), payload);
     }
 
-    /** Queues one FPDU's entries, then publishes them (the executing thread; its order is kept). */
+    /** An empty small buffer for a request's own payload (a READ request's), taken by {@link #requestUntagged}. */
+    ByteBuf smallPayload() {
+        return frames.take();
+    }
+
+    /**
+     * Queues one FPDU's entries, then publishes them (the executing thread; its order is kept). A
+     * small payload (a SCSI Response, a READ request) is copied behind its header and the whole
+     * FPDU is one buffer; a larger one (data) goes as it is, between its header and its trailer.
+     */
     private void queue(ByteBuf header, ByteBuf payload) {
-        ByteBuf trailer = trailer(requestCrc, header, payload);
-        requests.add(header);
-        if (payload != null) {
-            requests.add(payload);
+        if (payload == null || payload.readableBytes() <= FrameBuffers.SMALL_PAYLOAD) {
+            if (payload != null) {
+                ByteBufCopy.append(payload, payload.readerIndex(), header, payload.readableBytes());
+                payload.release();
+            }
+            endFpdu(requestCrc, header, header, null);
+            requests.add(header);
+            published = published + 1; // one writer at a time
+            return;
         }
+        ByteBuf trailer = frames.take();
+        endFpdu(requestCrc, header, payload, trailer);
+        requests.add(header);
+        requests.add(payload);
         requests.add(trailer);
-        published = published + (payload != null ? 3 : 2); // one writer at a time
+        published = published + 3;
     }
 
-    private ByteBuf untaggedHeader(int opcode, boolean last, int reserved, int queue, int msn, int mo, int length) {
-        ByteBuf h = alloc.directBuffer(Mpa.LENGTH_FIELD + Iwarp.UNTAGGED_HEADER);
+    private ByteBuf untaggedHeader(ByteBuf h, int opcode, boolean last, int reserved, int queue, int msn, int mo,
+                                   int length) {
         h.writeShort(Iwarp.UNTAGGED_HEADER + length).writeShort(Iwarp.control(false, last, opcode));
         return h.writeInt(reserved).writeInt(queue).writeInt(msn).writeInt(mo);
     }
 
-    private ByteBuf taggedHeader(int opcode, boolean last, int stag, long to, int length) {
-        ByteBuf h = alloc.directBuffer(Mpa.LENGTH_FIELD + Iwarp.TAGGED_HEADER);
+    private ByteBuf taggedHeader(ByteBuf h, int opcode, boolean last, int stag, long to, int length) {
         h.writeShort(Iwarp.TAGGED_HEADER + length).writeShort(Iwarp.control(true, last, opcode));
         return h.writeInt(stag).writeLong(to);
     }
 
     private static int length(ByteBuf payload) {
         return payload == null ? 0 : payload.readableBytes();
+    }
+
+    /**
+     * Appends pad and CRC32C (or zero) to {@code trailer}: the FPDU is {@code header} (length field
+     * included), then {@code payload} unless it is the header itself (a whole FPDU in one buffer),
+     * then the trailer.
+     */
+    private void endFpdu(CRC32C crc, ByteBuf header, ByteBuf payload, ByteBuf trailer) {
+        ByteBuf last = trailer != null ? trailer : header;
+        last.writeZero(Mpa.padding(header.readableBytes() - Mpa.LENGTH_FIELD + (payload == header ? 0 : length(payload))));
+        int checksum = 0;
+        if (crcOn) {
+            crc.reset();
+            update(crc, header);
+            if (payload != null && payload != header) {
+                update(crc, payload);
+            }
+            if (trailer != null) {
+                update(crc, trailer);
+            }
+            checksum = (int) crc.getValue();
+        }
+        last.writeIntLE(checksum); // as siw and iSCSI digests: the CRC value little-endian
     }
 
     /** Pad and CRC32C (or zero) after {@code header} (length field included) and {@code payload}. */
@@ -141,8 +192,11 @@ final class FrameOutput {
         }
     }
 
-    /** {@code length} bytes of the entry's elements from {@code offset} on, wrapped, not copied. */
-    static ByteBuf payload(ByteBufAllocator alloc, SendQueueEntry e, long offset, int length) {
+    /**
+     * {@code length} bytes of the entry's elements from {@code offset} on, as views of their
+     * regions, not copied (the thread that executes requests).
+     */
+    ByteBuf payload(SendQueueEntry e, long offset, int length) {
         CompositeByteBuf c = null;
         ByteBuf single = null;
         long pos = 0;
@@ -152,7 +206,7 @@ final class FrameOutput {
             if (offset < end) {
                 long within = offset - pos;
                 int n = (int) Math.min(remaining, e.length(i) - within);
-                ByteBuf part = Placement.view(e.region(i), e.offset(i) + within, n);
+                ByteBuf part = views.view(e.region(i), e.offset(i) + within, n);
                 if (single == null && c == null) {
                     single = part;
                 } else {
@@ -198,6 +252,12 @@ final class FrameOutput {
         }
         if (active && through != notifiedThrough) {
             notifiedThrough = through;
+            channel.flush();
+            ChannelOutboundBuffer unsent = channel.unsafe().outboundBuffer();
+            if (unsent != null && unsent.isEmpty()) {
+                sent.accept(through); // the flush wrote everything: TCP has it (no promise needed)
+                return;
+            }
             // an empty write completes after every write before it: then TCP has them all
             ChannelPromise handedOver = channel.newPromise();
             handedOver.addListener(w -> {
@@ -215,7 +275,8 @@ final class FrameOutput {
      * with no promise; it leaves with the next {@link #flush}. {@code payload} (may be null) is taken.
      */
     void respondTagged(int opcode, boolean last, int stag, long to, ByteBuf payload) {
-        channel.write(writeSegment(taggedHeader(opcode, last, stag, to, length(payload)), payload),
+        channel.write(writeSegment(taggedHeader(alloc.directBuffer(TAGGED_HEADER_BYTES), opcode, last, stag, to,
+                        length(payload)), payload),
                 channel.voidPromise());
         flushPending = true;
     }
@@ -227,7 +288,8 @@ final class FrameOutput {
      */
     void respondTagged(int opcode, boolean last, int stag, long to, ByteBuf payload, MemoryRegion mr,
                        Runnable then) {
-        channel.write(writeSegment(taggedHeader(opcode, last, stag, to, length(payload)), payload))
+        channel.write(writeSegment(taggedHeader(alloc.directBuffer(TAGGED_HEADER_BYTES), opcode, last, stag, to,
+                        length(payload)), payload))
                 .addListener(f -> {
                     if (mr != null) {
                         mr.release();
@@ -242,7 +304,8 @@ final class FrameOutput {
      * flushes; the future completes once TCP has it. {@code payload} (may be null) is taken.
      */
     ChannelFuture sendUntagged(int opcode, boolean last, int reserved, int queue, int msn, int mo, ByteBuf payload) {
-        ByteBuf trailer = writeSegment(untaggedHeader(opcode, last, reserved, queue, msn, mo, length(payload)), payload);
+        ByteBuf trailer = writeSegment(untaggedHeader(alloc.directBuffer(Mpa.LENGTH_FIELD + Iwarp.UNTAGGED_HEADER),
+                opcode, last, reserved, queue, msn, mo, length(payload)), payload);
         flushPending = false;
         return channel.writeAndFlush(trailer);
     }

@@ -65,7 +65,7 @@ final class Requester {
             int n = (int) Math.min(FrameOutput.MAX_SEGMENT_PAYLOAD, length - offset);
             boolean last = offset + n == length;
             output.requestUntagged(opcode, last, invalidate ? e.invalidateRkey() : 0, Iwarp.QUEUE_SEND, msn,
-                    (int) offset, FrameOutput.payload(alloc, e, offset, n));
+                    (int) offset, output.payload(e, offset, n));
             offset += n;
         } while (offset < length);
     }
@@ -76,7 +76,7 @@ final class Requester {
             int n = (int) Math.min(FrameOutput.MAX_SEGMENT_PAYLOAD, length - offset);
             boolean last = offset + n == length;
             output.requestTagged(Iwarp.RDMA_WRITE, last, e.rkey(), e.remoteAddress() + offset,
-                    FrameOutput.payload(alloc, e, offset, n));
+                    output.payload(e, offset, n));
             offset += n;
         } while (offset < length);
     }
@@ -92,7 +92,7 @@ final class Requester {
         outstandingReads[slot] = number;
         readSinkTo[slot] = sinkTo;
         readsIssued++;
-        ByteBuf p = alloc.directBuffer(Iwarp.READ_REQUEST_PAYLOAD);
+        ByteBuf p = output.smallPayload();
         p.writeInt(sinkStag).writeLong(sinkTo).writeInt(length).writeInt(e.rkey()).writeLong(e.remoteAddress());
         output.requestUntagged(Iwarp.READ_REQUEST, true, 0, Iwarp.QUEUE_READ_REQUEST, readMsn++, 0, p);
     }

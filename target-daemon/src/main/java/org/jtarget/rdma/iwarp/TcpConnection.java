@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -121,6 +122,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         return channel.remoteAddress();
     }
 
+    /** The socket's event loop: FPDUs are written and read there. */
+    @Override
+    public Executor ioExecutor() {
+        return channel.eventLoop();
+    }
+
     @Override
     public void accept(QueuePair queuePair, byte[] privateData) throws RdmaException {
         byte[] data = ConnectionManager.checkPrivateData(privateData);
@@ -134,6 +141,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         tqp.ordLimit(mpa.peerIrd());
         QueuePairBringUp.toReadyToSend(tqp, 0);
         qp = tqp;
+        // before the queue pair can post: a request is framed (CRC included) on the posting
+        // thread, possibly before the reply below has left
+        output.crc(mpa.crc());
         phase = Phase.ESTABLISHED;
         channel.eventLoop().execute(() -> sendReply(data));
     }
@@ -141,7 +151,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     /** The MPA reply accepting the connection; FPDUs follow it in both directions (event loop). */
     private void sendReply(byte[] data) {
         channel.writeAndFlush(mpa.reply(alloc, data));
-        output.crc(mpa.crc());
         decoder.startFpdus(mpa.crc());
         if (!mpa.awaitingRtr()) {
             cm.event(handler, CmEventType.ESTABLISHED, this, NONE);

@@ -331,6 +331,47 @@ class IwarpConnectionTest {
         }
     }
 
+    /**
+     * The provider's own requests on the wire, byte for byte as RFC 5041/5044 frame them, with and
+     * without CRC: a small SEND (one buffer: header, payload, pad, CRC), a small SEND gathered from
+     * two elements, a SEND above the small-payload size and an RDMA WRITE of two segments (header,
+     * a view of the region, trailer).
+     */
+    @Test
+    void requestsLeaveAsRfc5044Fpdus() throws Exception {
+        for (boolean crc : new boolean[] {false, true}) {
+            try (Socket s = open()) {
+                QueuePair qp = handshake(s, crc);
+                byte[] region = new byte[1 << 16];
+                src.segment().asByteBuffer().get(0, region);
+                int big = FrameBuffers.SMALL_PAYLOAD + 1;
+                qp.postSend(send(1, src, 0, 101));
+                qp.postSend(send(2, src, 5, 50).addSge(src.address() + 1000, 31, src.lkey()));
+                qp.postSend(send(3, src, 200, big));
+                qp.postSend(rdma(WorkRequestOpcode.RDMA_WRITE, 4, src, 0, 1 << 16, 0x5000, 0x77));
+
+                ByteArrayOutputStream expected = new ByteArrayOutputStream();
+                expected.writeBytes(fpdu(untagged(3, true, 0, 1, 0, slice(region, 0, 101)), crc));
+                byte[] gathered = new byte[81];
+                System.arraycopy(region, 5, gathered, 0, 50);
+                System.arraycopy(region, 1000, gathered, 50, 31);
+                expected.writeBytes(fpdu(untagged(3, true, 0, 2, 0, gathered), crc));
+                expected.writeBytes(fpdu(untagged(3, true, 0, 3, 0, slice(region, 200, big)), crc));
+                int first = FrameOutput.MAX_SEGMENT_PAYLOAD;
+                expected.writeBytes(fpdu(tagged(0, false, 0x77, 0x5000, slice(region, 0, first)), crc));
+                expected.writeBytes(fpdu(tagged(0, true, 0x77, 0x5000 + first, slice(region, first, (1 << 16) - first)),
+                        crc));
+                byte[] received = new byte[expected.size()];
+                new DataInputStream(s.getInputStream()).readFully(received);
+                assertThat(received).as("crc " + crc).isEqualTo(expected.toByteArray());
+            }
+        }
+    }
+
+    private static byte[] slice(byte[] b, int from, int length) {
+        return java.util.Arrays.copyOfRange(b, from, from + length);
+    }
+
     private static byte[] readRequest(int sinkStag, long sinkTo, int size, int sourceStag, long sourceTo) {
         return ByteBuffer.allocate(28).putInt(sinkStag).putLong(sinkTo).putInt(size).putInt(sourceStag)
                 .putLong(sourceTo).array();

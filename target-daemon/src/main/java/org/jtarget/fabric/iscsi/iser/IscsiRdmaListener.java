@@ -22,6 +22,7 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 
 /**
@@ -103,7 +104,9 @@ public final class IscsiRdmaListener implements CmEventHandler {
             case IserDecoded.Ok<IserCmPrivateData> ok -> request = ok.value();
         }
         IserCmPrivateData accept = IserCmPrivateData.acceptFor(request);
-        EventExecutor loop = loops.next();
+        // the transport runs where the provider moves the connection's bytes, if it has such a
+        // thread (iwarp: the socket's event loop): posting and polling there hand nothing over
+        EventExecutor loop = id.ioExecutor() instanceof EventExecutor io ? io : loops.next();
         CompletionRelay relay = new CompletionRelay();
         IscsiRdmaTransport transport;
         QueuePair qp;
@@ -125,7 +128,7 @@ public final class IscsiRdmaListener implements CmEventHandler {
         if (refusal != null) {
             LOG.warn("iSER connect request from {} rejected: {}", id.remoteAddress(), refusal);
             id.reject(new byte[0]);
-            loop.execute(transport::disconnected);
+            endOn(loop, transport);
             return;
         }
         connections.put(id, transport);
@@ -137,14 +140,27 @@ public final class IscsiRdmaListener implements CmEventHandler {
         } catch (RdmaException ex) {
             LOG.info("iSER connection from {}: accept failed: {}", id.remoteAddress(), ex.getMessage());
             connections.remove(id);
-            loop.execute(transport::disconnected);
+            endOn(loop, transport);
         }
     }
 
     private void disconnected(CmId id) {
         IscsiRdmaTransport t = connections.remove(id);
         if (t != null) {
-            t.executor().execute(t::disconnected);
+            endOn(t.executor(), t);
+        }
+    }
+
+    /**
+     * Ends the transport on its loop; if that loop has stopped already (the provider's loops, where
+     * an iwarp transport runs, shut down before a late DISCONNECTED), here: nothing else runs there
+     * any more, and its registered buffers must still go back to the arena.
+     */
+    private static void endOn(EventExecutor loop, IscsiRdmaTransport transport) {
+        try {
+            loop.execute(transport::disconnected);
+        } catch (RejectedExecutionException stopped) {
+            transport.disconnected();
         }
     }
 

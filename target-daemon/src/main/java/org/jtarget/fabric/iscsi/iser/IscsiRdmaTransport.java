@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import org.jtarget.buffer.ByteBufCopy;
 import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
@@ -190,9 +191,12 @@ public final class IscsiRdmaTransport implements IscsiTransport {
         if (idleCheck != null) {
             idleCheck.cancel(false);
         }
-        engine.transportInactive();
-        qp.destroy(); // no completion follows: what was posted is dropped with it
-        releaseAll();
+        try {
+            engine.transportInactive();
+            qp.destroy(); // no completion follows: what was posted is dropped with it
+        } finally {
+            releaseAll(); // also at shutdown, when the provider's or the session's loop is gone already
+        }
     }
 
     /** The engine over this transport. */
@@ -205,6 +209,16 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     @Override
     public ByteBufAllocator alloc() {
         return alloc;
+    }
+
+    /**
+     * SCSI data buffers (what a memory store reads Data-In into) come from the registered arena,
+     * so that Data-In is RDMA WRITTEN from the store's buffer without a copy; PDUs and control
+     * buffers stay with {@link #alloc()}.
+     */
+    @Override
+    public ByteBufAllocator dataAlloc() {
+        return memory.allocator();
     }
 
     @Override
@@ -403,16 +417,17 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             int index = data.readerIndex() + off;
             ByteBuf from;
             if (memory.contains(data, index, length)) {
-                from = data.retainedSlice(index, length); // the store's arena buffer goes out as it is
+                from = data.retain(); // the store's arena buffer goes out as it is
             } else {
                 from = memory.buffer(length); // a store buffer outside the registered arena: one copy
                 if (from == null) {
                     fail("no registered memory for " + length + " bytes of Data-In");
                     return;
                 }
-                from.writeBytes(data, index, length);
+                ByteBufCopy.append(data, index, from, length);
+                index = from.readerIndex();
             }
-            if (!postData(WorkRequestOpcode.RDMA_WRITE, from, from.readerIndex(), length,
+            if (!postData(WorkRequestOpcode.RDMA_WRITE, from, index, length,
                     remoteBuffers.readBase(slot) + off, remoteBuffers.readStag(slot), null)) {
                 return;
             }
@@ -447,9 +462,9 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             b.writerIndex(IserHeader.LENGTH);
             IserHeader.encodeTargetControl(b, 0);
             pdu.dataSegmentLength(dsl);
-            b.writeBytes(pdu.bhs(), pdu.bhs().readerIndex(), IscsiPdu.BHS_LENGTH);
-            b.writeBytes(pdu.ahs(), pdu.ahs().readerIndex(), ahs);
-            b.writeBytes(pdu.data(), pdu.data().readerIndex(), dsl);
+            ByteBufCopy.append(pdu.bhs(), pdu.bhs().readerIndex(), b, IscsiPdu.BHS_LENGTH);
+            ByteBufCopy.append(pdu.ahs(), pdu.ahs().readerIndex(), b, ahs);
+            ByteBufCopy.append(pdu.data(), pdu.data().readerIndex(), b, dsl);
             b.writeZero(length - b.writerIndex());
             // The tasks a TMF ended may still have RDMA READs in flight; once the initiator has the
             // response it unregisters their buffers (Linux ib_iser), and a READ that arrives later
@@ -686,7 +701,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             return;
         }
         ByteBuf copy = alloc.directBuffer(pduLength);
-        copy.writeBytes(ring, start, pduLength);
+        ByteBufCopy.append(ring, start, copy, pduLength);
         try {
             int opcode = PduParser.opcode(copy, 0);
             if (!parser.accepts(opcode)) {

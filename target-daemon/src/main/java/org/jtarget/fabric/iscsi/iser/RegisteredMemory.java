@@ -1,6 +1,7 @@
 package org.jtarget.fabric.iscsi.iser;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.buffer.PinnedArena;
 import org.jtarget.rdma.AccessFlag;
@@ -51,6 +52,15 @@ public final class RegisteredMemory implements AutoCloseable {
             return null;
         }
         return b;
+    }
+
+    /**
+     * The allocator of registered buffers for SCSI data: the arena's, which falls back to ordinary
+     * pooled memory when the arena is full (such a buffer is copied into a registered one before
+     * it is posted).
+     */
+    public ByteBufAllocator allocator() {
+        return pool.ioAllocator();
     }
 
     /** True if bytes {@code [index, index + length)} of {@code b} lie in the registered region. */

@@ -186,7 +186,7 @@ final class CommandIntake {
         cmd.nexus(session.nexus());
         cmd.fabric(tasks);
         cmd.eventLoop(session.loop());
-        cmd.alloc(connection.alloc());
+        cmd.alloc(connection.transport().dataAlloc());
         cmd.fabricContext(task);
         if (write) {
             tasks.dataOut().immediateData(task, pdu);

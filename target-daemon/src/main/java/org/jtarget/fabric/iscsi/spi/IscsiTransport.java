@@ -27,6 +27,15 @@ public interface IscsiTransport {
     /** The allocator for PDUs and payloads of this connection. */
     ByteBufAllocator alloc();
 
+    /**
+     * The allocator for the SCSI data buffers of this connection's commands (Data-In a store
+     * reads into): by default {@link #alloc()}; an RDMA transport gives memory it can post from
+     * without a copy.
+     */
+    default ByteBufAllocator dataAlloc() {
+        return alloc();
+    }
+
     /** The transport's own event loop; a new session's state is owned by it. */
     EventExecutor executor();
 
