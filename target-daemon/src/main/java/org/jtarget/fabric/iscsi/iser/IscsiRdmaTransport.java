@@ -62,6 +62,11 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     private static final long DATA = 3L << 60;
     private static final long KIND_MASK = 0xfL << 60;
     private static final int POLL_BATCH = 32;
+    /**
+     * The smallest RDMA READ or WRITE chunk: when the arena has no free registered buffer as large
+     * as the transfer wants (its slots split into smaller ones), the chunk shrinks down to this.
+     */
+    private static final int MIN_CHUNK = 4096;
 
     private final IscsiEngine engine;
     private final QueuePair qp;
@@ -364,6 +369,10 @@ public final class IscsiRdmaTransport implements IscsiTransport {
         while (task.outstanding() < limits.readsPerTask() && task.requested() < task.wanted()) {
             int length = Math.min(limits.maxRdmaChunk(), task.wanted() - task.requested());
             ByteBuf into = memory.buffer(length);
+            while (into == null && length > MIN_CHUNK) { // a fragmented arena: smaller READs
+                length = smallerChunk(length);
+                into = memory.buffer(length);
+            }
             if (into == null) {
                 fail("no registered memory for " + length + " bytes of Data-Out");
                 return;
@@ -420,6 +429,10 @@ public final class IscsiRdmaTransport implements IscsiTransport {
                 from = data.retain(); // the store's arena buffer goes out as it is
             } else {
                 from = memory.buffer(length); // a store buffer outside the registered arena: one copy
+                while (from == null && length > MIN_CHUNK) { // a fragmented arena: smaller WRITEs
+                    length = smallerChunk(length);
+                    from = memory.buffer(length);
+                }
                 if (from == null) {
                     fail("no registered memory for " + length + " bytes of Data-In");
                     return;
@@ -433,6 +446,14 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             }
             off += length;
         }
+    }
+
+    /**
+     * The next chunk size to try after the arena had no buffer of {@code length}: the largest power
+     * of two below it (the arena's size classes), so the pieces a split slot leaves are used whole.
+     */
+    private static int smallerChunk(int length) {
+        return Math.max(MIN_CHUNK, Integer.highestOneBit(length - 1));
     }
 
     // ------------------------------------------------------------------ posting

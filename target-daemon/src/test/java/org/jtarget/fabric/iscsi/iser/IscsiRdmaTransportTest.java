@@ -1,5 +1,6 @@
 package org.jtarget.fabric.iscsi.iser;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoopGroup;
 import org.jtarget.backstore.memory.MemoryBackstore;
 import org.jtarget.buffer.BufferPool;
@@ -37,6 +38,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -218,6 +220,52 @@ class IscsiRdmaTransportTest {
      * immediate data and sets the write base offset to its buffer + those bytes: the target must
      * RDMA READ the rest from there, not from base + buffer offset (that read 8 KiB too far).
      */
+    /**
+     * A fragmented arena (everything held but 252 KiB in free pieces of at most 128 KiB): a 192 KiB
+     * WRITE's RDMA READs and READ's RDMA WRITEs (256 KiB chunks here) go in chunks that fit the
+     * pieces instead of ending the connection ("no registered memory").
+     */
+    @Test
+    void aFragmentedArenaMovesDataInSmallerChunks() throws Exception {
+        initiator.connect(cm, portalAddress, new IserCmPrivateData(true, true).encode());
+        assertThat(initiator.login(INITIATOR, TARGET)).isZero();
+        List<ByteBuf> held = new ArrayList<>();
+        try {
+            List<ByteBuf> mebibytes = new ArrayList<>();
+            for (ByteBuf b; (b = memory.buffer(1 << 20)) != null; ) {
+                mebibytes.add(b);
+            }
+            assertThat(mebibytes).as("1 MiB slots to hold").hasSizeGreaterThan(3);
+            for (int size = 512 << 10; size >= 4096; size >>= 1) { // every free slot taken: an empty arena
+                for (ByteBuf b; (b = memory.buffer(size)) != null; ) {
+                    held.add(b);
+                }
+            }
+            mebibytes.remove(0).release(); // one 1 MiB slot free, split by a 4 KiB request into
+            held.addAll(mebibytes);        // 4 KiB + 8 KiB + ... + 512 KiB; the two largest taken:
+            held.add(memory.buffer(4096)); // 252 KiB free in pieces of at most 128 KiB
+            held.add(memory.buffer(512 << 10));
+            held.add(memory.buffer(256 << 10));
+            assertThat(memory.buffer(256 << 10)).as("a 256 KiB registered buffer").isNull();
+
+            int n = 192 << 10; // 384 blocks: more than the largest free piece, less than all of them
+            for (int i = 0; i < n; i++) {
+                initiator.memory.setByte(IserTestInitiator.WRITE_AREA + i, i * 7 + (i >>> 9));
+            }
+            try (ScsiResponse written = scsi(new byte[] {0x2a, 0, 0, 0, 0, 0, 0, 0x01, (byte) 0x80, 0}, false, true, n)) {
+                assertThat(written.byte3()).isEqualTo(ScsiStatus.GOOD);
+            }
+            initiator.memory.setZero(IserTestInitiator.READ_AREA, n);
+            try (ScsiResponse read = scsi(new byte[] {0x28, 0, 0, 0, 0, 0, 0, 0x01, (byte) 0x80, 0}, true, false, n)) {
+                assertThat(read.byte3()).isEqualTo(ScsiStatus.GOOD);
+            }
+            assertThat(initiator.memory.slice(IserTestInitiator.READ_AREA, n))
+                    .isEqualTo(initiator.memory.slice(IserTestInitiator.WRITE_AREA, n));
+        } finally {
+            held.forEach(ByteBuf::release);
+        }
+    }
+
     @Test
     void writeWithImmediateDataReadsTheRestFromTheWriteBaseOffset() throws Exception {
         initiator.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
