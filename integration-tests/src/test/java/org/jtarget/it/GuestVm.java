@@ -34,6 +34,12 @@ public final class GuestVm implements AutoCloseable {
     private static final Pattern EXIT_LINE = Pattern.compile("^JTARGET-GUEST-EXIT (\\d+)$");
     private static final Pattern BOOTED_LINE = Pattern.compile("^guest-init: up after ([0-9.]+) s");
     private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(8);
+    /**
+     * How long a guest may take to reach its script (normally 3-5 s, 20 s on a loaded machine):
+     * past it the boot hung (seen twice in CI runs under load: no console line after QEMU's
+     * start for 300 s) and the guest is booted once more.
+     */
+    private static final Duration BOOT_TIMEOUT = Duration.ofSeconds(120);
     private static final int TAIL_LINES = 80;
 
     private final String name;
@@ -132,7 +138,28 @@ public final class GuestVm implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         System.out.println("booting the guest for scenario " + scenario);
-        return new GuestVm(scenario, pb.start());
+        GuestVm vm = new GuestVm(scenario, pb.start());
+        if (!vm.bootedWithin(BOOT_TIMEOUT)) {
+            // A hung boot, before any scenario code ran: nothing of the daemon is being tested yet.
+            System.out.println("the guest for scenario " + scenario + " did not reach its script within "
+                    + BOOT_TIMEOUT.toSeconds() + " s; killed, booting it once more\n" + vm.tail());
+            vm.close();
+            vm = new GuestVm(scenario, pb.start());
+        }
+        return vm;
+    }
+
+    /** Whether guest-init reported the guest up within {@code timeout} (false also when it ended first). */
+    private boolean bootedWithin(Duration timeout) throws IOException {
+        try {
+            awaitLine(BOOTED_LINE, timeout);
+            return true;
+        } catch (AssertionError e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while the guest booted", e);
+        }
     }
 
     private void pump() {
