@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -150,12 +151,29 @@ public final class DaemonProcess implements AutoCloseable {
 
     /** A TCP port on 127.0.0.1 that was free a moment ago (the kernel's ephemeral choice). */
     public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        while (true) {
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+                int port = s.getLocalPort();
+                // The kernel may hand the same ephemeral port to two calls in a row (seen in CI: a
+                // TCP and an iSER portal both on one port, "duplicate listen address"): a port given
+                // out recently in this JVM is not given again.
+                synchronized (RECENT_PORTS) {
+                    if (RECENT_PORTS.add(port)) {
+                        if (RECENT_PORTS.size() > RECENT_PORTS_KEPT) {
+                            RECENT_PORTS.remove(RECENT_PORTS.iterator().next());
+                        }
+                        return port;
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
+
+    private static final int RECENT_PORTS_KEPT = 256;
+    /** The ports {@link #freePort} gave out lately, oldest first. */
+    private static final LinkedHashSet<Integer> RECENT_PORTS = new LinkedHashSet<>();
 
     /** Whether something accepts TCP connections on 127.0.0.1:{@code port} right now. */
     public static boolean accepting(int port) {
