@@ -32,6 +32,8 @@ import org.jtarget.initiator.raw.ScsiResult;
  * write data from it, so neither Data-In nor R2T arrives. The payload is staged into every data slot
  * once, before the clock starts, as an application would hand its own registered buffers over;
  * after a read a slot holds the read's bytes, which the next write sends (bench checks no data).
+ * The loop itself runs on the connection's socket event loop ({@link PduChannel.Driven}): commands
+ * are posted where their SENDs are written and responses taken where they complete.
  */
 final class BenchSession {
 
@@ -154,22 +156,53 @@ final class BenchSession {
         }
     }
 
+    /**
+     * Over a channel with a driven mode (iSER) the loop runs on the connection's I/O thread, one
+     * {@link #turn} per burst of completions; otherwise on this thread, blocking in each read.
+     */
     private void loop() throws IOException {
-        int qd = plan.queueDepth();
+        PduChannel.Driven driven = client.driven();
+        if (driven != null) {
+            driven.drive(this::turn);
+            return;
+        }
         while (true) {
-            boolean issuing = fill();
-            if (freeCount == qd && !issuing) {
+            if (drained()) {
                 return;
             }
             RawPdu pdu = client.readPdu();
             if (pdu == null) {
                 throw new EOFException("the target closed the connection");
             }
-            if (pdu.opcode() >= IscsiOpcodes.NOP_IN && client.maxCmdSn() - maxCmdSn > 0) {
-                maxCmdSn = client.maxCmdSn(); // serial arithmetic: never move the window back (RFC 7143 4.2.2.1)
-            }
-            handle(pdu);
+            take(pdu);
         }
+    }
+
+    /** Issues and handles what has arrived, without waiting; true once the run is over and drained. */
+    private boolean turn() throws IOException {
+        while (true) {
+            if (drained()) {
+                return true;
+            }
+            RawPdu pdu = client.pollPdu();
+            if (pdu == null) {
+                return false;
+            }
+            take(pdu);
+        }
+    }
+
+    /** Fills the queue; true when no more is issued and nothing is outstanding. */
+    private boolean drained() throws IOException {
+        boolean issuing = fill();
+        return freeCount == plan.queueDepth() && !issuing;
+    }
+
+    private void take(RawPdu pdu) throws IOException {
+        if (pdu.opcode() >= IscsiOpcodes.NOP_IN && client.maxCmdSn() - maxCmdSn > 0) {
+            maxCmdSn = client.maxCmdSn(); // serial arithmetic: never move the window back (RFC 7143 4.2.2.1)
+        }
+        handle(pdu);
     }
 
     /** Sends commands while slots are free, the window allows and the clock runs; returns whether it runs. */

@@ -1,5 +1,6 @@
 package org.jtarget.initiator.iser;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
@@ -12,7 +13,10 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jtarget.initiator.raw.IscsiDigest;
 import org.jtarget.initiator.raw.IscsiProtocolException;
 import org.jtarget.initiator.raw.PduChannel;
@@ -53,10 +57,15 @@ import org.jtarget.rdma.iwarp.TcpConnectionManager;
  * invalidate (the STag stays valid for every command). Not thread-safe; nothing is allocated per
  * command except the received PDU's arrays, as over TCP.
  *
+ * <p>Two ways to use it: blocking ({@link #read} sleeps on the completion queue's events, as any
+ * caller's thread may), or driven ({@link #drive}): a load loop runs on the connection's socket
+ * event loop, which places the target's data and SENDs, so its commands leave with that loop's
+ * next write and its responses are taken where they complete, with no thread hand-over.
+ *
  * <p>The header is encoded here from RFC 7145 9.2, not with the daemon's codec, so that a wrong
  * constant on either side fails a test instead of cancelling out.
  */
-public final class IserChannel implements PduChannel, PduChannel.DirectData {
+public final class IserChannel implements PduChannel, PduChannel.DirectData, PduChannel.Driven {
 
     /** The data segment we accept in a received PDU: our InitiatorRecvDataSegmentLength (RFC 7145 6.5). */
     public static final int RECEIVE_DATA_SEGMENT_LENGTH = 8192;
@@ -85,6 +94,7 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
     private final QueuePair qp;
     private final CompletionQueue cq;
     private final CompletionWaiter waiter;
+    private final CompletionDispatch dispatch;
     private final MemoryRegion region;
     private final MemorySegment memory;
     private final CompletableFuture<byte[]> termination;
@@ -108,14 +118,21 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
     private long readTimeoutNanos;
     private CmId connection;
     private boolean closed;
+    /** A flushed completion was seen: the connection is gone once the PDUs before it are read. */
+    private boolean ended;
+    /** A driven step is running (on the I/O thread): nothing may wait for a completion. */
+    private boolean driving;
+    /** PDUs taken by driven steps, for the caller's read timeout. */
+    private volatile long polled;
 
     private IserChannel(TcpProviderStack stack, QueuePair qp, CompletionQueue cq, CompletionWaiter waiter,
-                        MemoryRegion region, CompletableFuture<byte[]> termination, int slots, int slotBytes,
-                        Duration timeout) {
+                        CompletionDispatch dispatch, MemoryRegion region, CompletableFuture<byte[]> termination,
+                        int slots, int slotBytes, Duration timeout) {
         this.stack = stack;
         this.qp = qp;
         this.cq = cq;
         this.waiter = waiter;
+        this.dispatch = dispatch;
         this.region = region;
         this.memory = region.segment();
         this.termination = termination;
@@ -168,14 +185,16 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
         int depth = slots + UNEXPECTED_PDUS;
         ProtectionDomain pd = stack.device().allocateProtectionDomain();
         CompletionWaiter waiter = new CompletionWaiter();
+        CompletionDispatch dispatch = new CompletionDispatch(waiter);
         // room for every SEND and receive twice over: a flush after an error never overflows it
-        CompletionQueue cq = stack.device().createCompletionQueue(4 * depth, waiter);
+        CompletionQueue cq = stack.device().createCompletionQueue(4 * depth, dispatch);
         QueuePair qp = stack.device().createQueuePair(pd, new QueuePairInitAttributes(cq, cq, depth, depth, 1, 1));
         // the target RDMA WRITEs Data-In into the data slots and RDMA READs Data-Out from them
         MemoryRegion region = pd.registerMemoryRegion(stack.memory().segment(),
                 EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE));
         CompletableFuture<byte[]> termination = new CompletableFuture<>();
-        IserChannel channel = new IserChannel(stack, qp, cq, waiter, region, termination, slots, slotBytes, timeout);
+        IserChannel channel = new IserChannel(stack, qp, cq, waiter, dispatch, region, termination, slots, slotBytes,
+                timeout);
         QueuePairBringUp.toInit(qp);
         for (int i = 0; i < channel.receives; i++) {
             channel.postReceive(i);
@@ -235,6 +254,11 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
     }
 
     @Override
+    public Driven driven() {
+        return this;
+    }
+
+    @Override
     public void send(RawPdu pdu, boolean headerDigest, boolean dataDigest, IscsiDigest.Kind corrupt)
             throws IOException {
         requireNoDigests(headerDigest, dataDigest, corrupt);
@@ -263,6 +287,11 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
                 return null; // flushed: the connection is gone
             }
         }
+        return takeArrived(maxDataSegmentLength);
+    }
+
+    /** The oldest received PDU, its receive buffer posted again. */
+    private RawPdu takeArrived(int maxDataSegmentLength) throws IOException {
         int slot = arrivedSlot[arrivedHead];
         int length = arrivedLength[arrivedHead];
         arrivedHead = (arrivedHead + 1) % receives;
@@ -299,6 +328,107 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
             connection.disconnect();
         }
         stack.close();
+    }
+
+    // ------------------------------------------------------------------ Driven
+
+    @Override
+    public void drive(Step step) throws IOException {
+        Executor loop = connection.ioExecutor();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Runnable turn = new Runnable() {
+            @Override
+            public void run() {
+                turn(step, loop, this, done);
+            }
+        };
+        loop.execute(turn);
+        await(done);
+    }
+
+    /**
+     * One turn on the I/O thread: steps while completions are there, then arms the queue so that
+     * its next completion brings the next turn (armed before the last look, so none goes unseen).
+     */
+    private void turn(Step step, Executor loop, Runnable again, CompletableFuture<Void> done) {
+        driving = true;
+        try {
+            while (!step.run()) {
+                dispatch.arm(loop, again);
+                cq.requestNotify(false);
+                if (cq.size() == 0 || !dispatch.disarm(again)) {
+                    return; // the next completion event runs the next turn
+                }
+            }
+            done.complete(null);
+        } catch (IOException | RuntimeException e) {
+            done.completeExceptionally(e);
+        } finally {
+            driving = false;
+        }
+    }
+
+    /** Waits for a driven loop to end; fails when no PDU arrives within the read timeout. */
+    private void await(CompletableFuture<Void> done) throws IOException {
+        long seen = polled;
+        long quietSince = System.nanoTime();
+        while (true) {
+            try {
+                done.get(POLL_SLICE_NANOS, TimeUnit.NANOSECONDS);
+                return;
+            } catch (TimeoutException e) {
+                long now = System.nanoTime();
+                if (polled != seen) {
+                    seen = polled;
+                    quietSince = now;
+                } else if (now - quietSince >= readTimeoutNanos) {
+                    throw noCompletion();
+                }
+            } catch (ExecutionException e) {
+                throw rethrown(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while the iSER loop ran");
+            }
+        }
+    }
+
+    private static IOException rethrown(Throwable cause) {
+        if (cause instanceof IOException io) {
+            return io;
+        }
+        if (cause instanceof RuntimeException r) {
+            throw r;
+        }
+        return new IOException(cause);
+    }
+
+    @Override
+    public RawPdu poll(int maxDataSegmentLength) throws IOException {
+        if (arrivedCount == 0) {
+            takeCompletions();
+        }
+        if (arrivedCount == 0) {
+            if (ended) {
+                throw new EOFException("the target closed the connection: " + describeEnd());
+            }
+            return null;
+        }
+        polled++; // only the I/O thread writes it
+        return takeArrived(maxDataSegmentLength);
+    }
+
+    /** Handles every completion there is, without waiting. */
+    private void takeCompletions() throws IOException {
+        int n;
+        while ((n = cq.poll(wc, wc.length)) > 0) {
+            for (int i = 0; i < n; i++) {
+                completed(wc[i]);
+            }
+        }
+        if (n < 0) {
+            throw new IOException("iSER completion queue overflowed");
+        }
     }
 
     // ------------------------------------------------------------------ DirectData
@@ -383,6 +513,14 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
 
     /** A free send buffer, polling completions until a SEND completes when all are in flight. */
     private int takeSendBuffer() throws IOException {
+        if (freeSendCount == 0 && driving) {
+            // SENDs complete on this thread: waiting here would never end; with one command per
+            // data slot in flight and UNEXPECTED_PDUS buffers more, a step never runs out
+            takeCompletions();
+            if (freeSendCount == 0) {
+                throw new IOException("all " + sends + " iSER send buffers are in flight");
+            }
+        }
         long deadline = System.nanoTime() + readTimeoutNanos;
         while (freeSendCount == 0) {
             if (!pollOnce(deadline)) {
@@ -404,8 +542,7 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
         while (true) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                throw new SocketTimeoutException("no iSER completion within " + TimeUnit.NANOSECONDS.toMillis(
-                        readTimeoutNanos) + " ms");
+                throw noCompletion();
             }
             int n;
             try {
@@ -427,8 +564,14 @@ public final class IserChannel implements PduChannel, PduChannel.DirectData {
         }
     }
 
+    private SocketTimeoutException noCompletion() {
+        return new SocketTimeoutException("no iSER completion within "
+                + TimeUnit.NANOSECONDS.toMillis(readTimeoutNanos) + " ms");
+    }
+
     private boolean completed(WorkCompletion c) throws IOException {
         if (c.status == WorkCompletionStatus.WR_FLUSH_ERR) {
+            ended = true;
             return false;
         }
         if (c.status != WorkCompletionStatus.SUCCESS) {

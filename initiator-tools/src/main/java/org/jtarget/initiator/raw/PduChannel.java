@@ -52,8 +52,50 @@ public interface PduChannel extends AutoCloseable {
         return null;
     }
 
+    /**
+     * The channel's event-driven mode (iSER over the iwarp provider), or null when it has none
+     * (TCP: the caller's thread reads and writes the socket itself).
+     */
+    default Driven driven() {
+        return null;
+    }
+
     @Override
     void close() throws IOException;
+
+    /**
+     * A load loop run on the thread that moves the connection's bytes (the iwarp provider's event
+     * loop): PDUs are taken there as they complete and commands posted there leave with that
+     * thread's next write, so a command costs no hand-over between the caller's thread and the
+     * provider's (two thread wake-ups each way otherwise).
+     */
+    interface Driven {
+
+        /**
+         * Runs {@code step} on the connection's I/O thread, again each time PDUs may have arrived,
+         * until it returns true; the caller's thread waits meanwhile. Only {@code step} uses the
+         * channel until this returns; what it did is then visible to the caller.
+         *
+         * @throws java.net.SocketTimeoutException when nothing arrives within the read timeout while
+         *                                         {@code step} waits for a PDU
+         * @throws IOException                     what {@code step} threw, or the connection ended
+         */
+        void drive(Step step) throws IOException;
+
+        /**
+         * Inside {@link #drive}'s step only: the next PDU received, or null if none is there yet
+         * (never waits).
+         *
+         * @throws java.io.EOFException when the target closed the connection
+         */
+        RawPdu poll(int maxDataSegmentLength) throws IOException;
+    }
+
+    /** One turn of a {@link Driven} loop: handles what {@link Driven#poll} has; true when the loop is done. */
+    @FunctionalInterface
+    interface Step {
+        boolean run() throws IOException;
+    }
 
     /**
      * A command's data moved by the target with RDMA (RFC 7145): each of {@link #slots()} buffers of

@@ -621,7 +621,23 @@ public final class RawIscsiClient implements AutoCloseable {
      * @throws SocketTimeoutException when nothing arrives within the read timeout
      */
     public RawPdu readPdu() throws IOException {
-        RawPdu pdu = channel.read(OUR_MAX_RECV_DATA_SEGMENT_LENGTH, headerDigest, dataDigest);
+        return windowed(channel.read(OUR_MAX_RECV_DATA_SEGMENT_LENGTH, headerDigest, dataDigest));
+    }
+
+    /**
+     * Inside a {@link PduChannel.Driven#drive} step of this client's channel: the next PDU received
+     * or null, without waiting; the command window follows it as in {@link #readPdu}.
+     */
+    public RawPdu pollPdu() throws IOException {
+        return windowed(channel.driven().poll(OUR_MAX_RECV_DATA_SEGMENT_LENGTH));
+    }
+
+    /** The channel's event-driven mode, or null (see {@link PduChannel#driven()}). */
+    public PduChannel.Driven driven() {
+        return channel.driven();
+    }
+
+    private RawPdu windowed(RawPdu pdu) {
         if (pdu != null && pdu.opcode() >= IscsiOpcodes.NOP_IN) {
             expCmdSnWindow(pdu);
         }

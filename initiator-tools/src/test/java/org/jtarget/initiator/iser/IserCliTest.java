@@ -2,11 +2,17 @@ package org.jtarget.initiator.iser;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.ConfigLoader;
 import org.jtarget.daemon.TargetRuntime;
@@ -164,5 +170,73 @@ class IserCliTest {
             assertThat(response.itt()).isEqualTo(LOGOUT_TAG);
             assertThat(client.readPdu()).as("then the end of the connection").isNull();
         }
+    }
+
+    private static final int PINGS = 4;
+
+    /**
+     * The driven mode bench uses: the step runs on the connection's I/O thread, not the caller's,
+     * again as answers arrive, until it says it is done; every PDU it sent there is answered.
+     */
+    @Test
+    void aDrivenLoopRunsOnTheConnectionsThreadUntilItsStepIsDone() throws IOException {
+        try (RawIscsiClient client = loggedIn(PINGS)) {
+            List<Integer> answered = new ArrayList<>();
+            List<Thread> threads = new ArrayList<>();
+            int[] turns = {0};
+            client.driven().drive(() -> {
+                threads.add(Thread.currentThread());
+                if (turns[0]++ == 0) {
+                    for (int i = 0; i < PINGS; i++) {
+                        client.send(InitiatorPdus.nopOut(i + 1, RawPdu.RESERVED_TAG, client.cmdSn(), 0, true));
+                    }
+                }
+                for (RawPdu pdu = client.pollPdu(); pdu != null; pdu = client.pollPdu()) {
+                    answered.add(pdu.itt());
+                }
+                return answered.size() == PINGS;
+            });
+
+            assertThat(answered).containsExactly(1, 2, 3, 4);
+            assertThat(threads).doesNotContain(Thread.currentThread()).containsOnly(threads.getFirst());
+            assertThat(turns[0]).as("a first turn that found nothing, then turns as answers came").isGreaterThan(1);
+            assertThat(client.ping().opcode()).as("blocking reads work again after").isEqualTo(IscsiOpcodes.NOP_IN);
+        }
+    }
+
+    @Test
+    void aDrivenLoopEndsWithEofWhenTheTargetClosesAfterTheLastPdu() throws IOException {
+        try (RawIscsiClient client = loggedIn(1)) {
+            List<Integer> seen = new ArrayList<>();
+            boolean[] sent = {false};
+            assertThatThrownBy(() -> client.driven().drive(() -> {
+                if (!sent[0]) {
+                    sent[0] = true;
+                    client.send(InitiatorPdus.logoutRequest(LOGOUT_TAG, 0, client.cmdSn(), 0));
+                }
+                for (RawPdu pdu = client.pollPdu(); pdu != null; pdu = client.pollPdu()) {
+                    seen.add(pdu.opcode());
+                }
+                return false;
+            })).isInstanceOf(EOFException.class);
+            assertThat(seen).containsExactly(IscsiOpcodes.LOGOUT_RESPONSE);
+        }
+    }
+
+    @Test
+    void aDrivenLoopWaitingForNothingTimesOut() throws IOException {
+        try (RawIscsiClient client = loggedIn(1)) {
+            client.readTimeout(Duration.ofMillis(300));
+
+            assertThatThrownBy(() -> client.driven().drive(() -> client.pollPdu() != null))
+                    .isInstanceOf(SocketTimeoutException.class);
+        }
+    }
+
+    private RawIscsiClient loggedIn(int slots) throws IOException {
+        RawIscsiClient client = RawIscsiClient.over(IserChannel.connect("127.0.0.1", iserPort, Duration.ofSeconds(10),
+                slots, 4096));
+        assertThat(client.login("iqn.2026-11.org.jtarget:iser-driven", TARGET).succeeded()).isTrue();
+        return client;
     }
 }
