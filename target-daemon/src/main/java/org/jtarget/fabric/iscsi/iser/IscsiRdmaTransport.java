@@ -368,15 +368,12 @@ public final class IscsiRdmaTransport implements IscsiTransport {
         }
         while (task.outstanding() < limits.readsPerTask() && task.requested() < task.wanted()) {
             int length = Math.min(limits.maxRdmaChunk(), task.wanted() - task.requested());
-            ByteBuf into = memory.buffer(length);
-            while (into == null && length > MIN_CHUNK) { // a fragmented arena: smaller READs
-                length = smallerChunk(length);
-                into = memory.buffer(length);
-            }
+            ByteBuf into = registeredChunk(length);
             if (into == null) {
-                fail("no registered memory for " + length + " bytes of Data-Out");
+                fail("no registered memory for " + Math.min(length, MIN_CHUNK) + " bytes of Data-Out");
                 return;
             }
+            length = into.capacity();
             long remote = remoteBuffers.writeBase(slot) + task.requested() - task.solicitedStart();
             if (!postData(WorkRequestOpcode.RDMA_READ, into, into.writerIndex(), length, remote,
                     remoteBuffers.writeStag(slot), task)) {
@@ -428,15 +425,12 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             if (memory.contains(data, index, length)) {
                 from = data.retain(); // the store's arena buffer goes out as it is
             } else {
-                from = memory.buffer(length); // a store buffer outside the registered arena: one copy
-                while (from == null && length > MIN_CHUNK) { // a fragmented arena: smaller WRITEs
-                    length = smallerChunk(length);
-                    from = memory.buffer(length);
-                }
+                from = registeredChunk(length); // a store buffer outside the registered arena: one copy
                 if (from == null) {
-                    fail("no registered memory for " + length + " bytes of Data-In");
+                    fail("no registered memory for " + Math.min(length, MIN_CHUNK) + " bytes of Data-In");
                     return;
                 }
+                length = from.capacity();
                 ByteBufCopy.append(data, index, from, length);
                 index = from.readerIndex();
             }
@@ -449,11 +443,19 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     }
 
     /**
-     * The next chunk size to try after the arena had no buffer of {@code length}: the largest power
-     * of two below it (the arena's size classes), so the pieces a split slot leaves are used whole.
+     * A registered buffer of {@code length} bytes or, when the arena has none that large (its slots
+     * split into smaller ones), of the largest smaller size class that it has, down to
+     * {@link #MIN_CHUNK}: the next size tried is the largest power of two below the last, so the
+     * pieces a split slot leaves are used whole. Its capacity is the chunk's length; null when
+     * not even {@link #MIN_CHUNK} bytes are free.
      */
-    private static int smallerChunk(int length) {
-        return Math.max(MIN_CHUNK, Integer.highestOneBit(length - 1));
+    private ByteBuf registeredChunk(int length) {
+        ByteBuf b = memory.buffer(length);
+        while (b == null && length > MIN_CHUNK) {
+            length = Math.max(MIN_CHUNK, Integer.highestOneBit(length - 1));
+            b = memory.buffer(length);
+        }
+        return b;
     }
 
     // ------------------------------------------------------------------ posting
