@@ -67,23 +67,18 @@ class CrashcheckIT {
     void start() throws IOException {
         port = DaemonProcess.freePort();
         iserPort = DaemonProcess.freePort();
-        config = DaemonConfig.write(dir, """
-                daemon: { buffer-pool: { pinned-size: 6MiB, pin: true } }
-                portals:
-                  - name: default
-                    listen: 127.0.0.1:%d
-                  - { name: rdma, listen: "127.0.0.1:%d", portal-group-tag: 2, transport: iser }
+        config = DaemonConfig.write(dir, DaemonConfig.daemonAndPortalsYaml(port, iserPort) + """
                 backstores:
                   - { name: file0, type: file, path: data/file0.img, size: 64MiB, create: true, write-cache: true }
                   - { name: ram0, type: memory, size: 16MiB }
                 targets:
                   - iqn: %s
-                    portals: [default, rdma]
+                    portals: [%s]
                     luns:
                       - { lun: 0, backstore: file0 }
                       - { lun: 1, backstore: ram0 }
                     acl: ["*"]
-                """.formatted(port, iserPort, IQN));
+                """.formatted(IQN, DaemonConfig.targetPortals(iserPort)));
         daemon = DaemonProcess.start(config, port);
     }
 

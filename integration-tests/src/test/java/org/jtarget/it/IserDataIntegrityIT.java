@@ -42,19 +42,15 @@ class IserDataIntegrityIT {
     void start() throws IOException {
         port = DaemonProcess.freePort();
         iserPort = DaemonProcess.freePort();
-        Path config = DaemonConfig.write(dir, """
-                daemon: { buffer-pool: { pinned-size: 6MiB, pin: true } }
-                portals:
-                  - { name: tcp, listen: "127.0.0.1:%d" }
-                  - { name: rdma, listen: "127.0.0.1:%d", portal-group-tag: 2, transport: iser }
+        Path config = DaemonConfig.write(dir, DaemonConfig.daemonAndPortalsYaml(port, iserPort) + """
                 backstores:
                   - { name: file0, type: file, path: data/file0.img, size: 300MiB, create: true }
                 targets:
                   - iqn: %s
-                    portals: [tcp, rdma]
+                    portals: [%s]
                     acl: ["*"]
                     luns: [ { lun: 0, backstore: file0 } ]
-                """.formatted(port, iserPort, IQN));
+                """.formatted(IQN, DaemonConfig.targetPortals(iserPort)));
         daemon = DaemonProcess.start(config, port);
     }
 
