@@ -74,7 +74,7 @@ final class StoreAccess {
      */
     private void onEventLoop(Runnable completion, MemoryRegion mr, ByteBuf data) {
         try {
-            connection.eventLoop().execute(completion);
+            connection.ioExecutor().execute(completion);
         } catch (RejectedExecutionException e) {
             mr.release();
             if (data != null) {

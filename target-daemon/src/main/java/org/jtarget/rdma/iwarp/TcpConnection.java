@@ -7,7 +7,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.EventLoop;
 import org.jtarget.rdma.Errno;
 import org.jtarget.rdma.QueuePair;
 import org.jtarget.rdma.QueuePairState;
@@ -29,8 +28,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * One iWARP connection, the Netty handler of its channel: the MPA request/reply exchange that the
  * connection manager's connect, accept and reject map onto (RFC 5044 7.1, with RFC 6581's IRD/ORD
- * word and ready-to-receive message), then each DDP segment of its one queue pair handed to the
- * side it is for, and the connection's end (orderly close, or a TERMINATE followed by a half-close).
+ * word and ready-to-receive message, {@link RtrExchange}), then each DDP segment of its one queue pair
+ * handed to the side it is for ({@link SegmentRouter}), and the connection's end (orderly close, or a TERMINATE followed by a half-close).
  * The MPA frames and what they negotiate are {@link MpaHandshake}'s, the TERMINATE and the close
  * after it {@link Termination}'s. The layers under it can be swapped one by one: framing
  * ({@link FrameDecoder} in, {@link FrameOutput} out), placement ({@link TaggedPlacement},
@@ -43,8 +42,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     private static final Logger LOG = LoggerFactory.getLogger(TcpConnection.class);
     private static final byte[] NONE = new byte[0];
-    /** The STag of the RTR this side sends (it names no region). */
-    private static final int RTR_STAG = 1;
 
     private enum Phase { NEW, REQUESTED, CONNECTING, ESTABLISHED, CLOSED }
 
@@ -61,9 +58,9 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     private volatile TcpQueuePair qp;
     private final MpaHandshake mpa = new MpaHandshake();
     private final Termination termination;
+    private final RtrExchange rtr;
+    private final SegmentRouter router;
     private FrameDecoder decoder;
-    /** The tagged segment being placed is a READ response (else an RDMA WRITE). */
-    private boolean placingReadResponse;
 
     /** A passive (server) end, created for an accepted socket. */
     TcpConnection(TcpConnectionManager cm, Channel channel, CmEventHandler listener) {
@@ -88,6 +85,8 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         this.requester = new Requester(this, output, placement, alloc, cm.device().attributes().maxQpWr());
         this.responder = new Responder(this, output, placement, alloc);
         this.termination = new Termination(channel, alloc, output);
+        this.rtr = new RtrExchange(this, mpa, output, alloc, requester, responder);
+        this.router = new SegmentRouter(this, mpa, rtr, requester, responder);
     }
 
     void decoder(FrameDecoder d) {
@@ -194,10 +193,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         requester.send(e, number);
     }
 
-    /** The queue pair got a receive (any thread): nothing waits for it in iWARP (no RNR). */
-    void receivePosted() {
-    }
-
     // ---- channel events --------------------------------------------------------------------------
 
     @Override
@@ -298,7 +293,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
             refuseRtr();
             return;
         }
-        sendRtr(); // before the queue pair takes requests, so none can precede it or race for an MSN
+        rtr.send(); // before the queue pair takes requests, so none can precede it or race for an MSN
         TcpQueuePair q = qp;
         try {
             q.bind(this);
@@ -316,29 +311,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         // sending the reply (siw_accept), so an RTR arriving in between goes unnoticed until more
         // data comes; holding everything back for the READ response would then wait forever.
         cm.event(handler, CmEventType.ESTABLISHED, this, MpaHandshake.bytes(privateData));
-    }
-
-    /**
-     * Peer-to-peer mode, as the initiator: the zero-length RTR the reply picked goes out as the
-     * first FPDU (RFC 6581). A WRITE's STag and a READ's STags name no region (the responder checks
-     * none of a zero-length operation); 1, not 0, as some adapters treat STag 0 specially.
-     */
-    private void sendRtr() {
-        switch (mpa.rtrToSend()) {
-            case WRITE -> {
-                output.respondTagged(Iwarp.RDMA_WRITE, true, RTR_STAG, 0, null);
-                output.flush();
-            }
-            case READ -> {
-                ByteBuf request = alloc.directBuffer(Iwarp.READ_REQUEST_PAYLOAD);
-                request.writeInt(RTR_STAG).writeLong(0).writeInt(0).writeInt(RTR_STAG).writeLong(0);
-                output.sendUntagged(Iwarp.READ_REQUEST, true, 0, Iwarp.QUEUE_READ_REQUEST,
-                        requester.takeMsn(Iwarp.QUEUE_READ_REQUEST), 0, request);
-            }
-            case SEND -> output.sendUntagged(Iwarp.SEND, true, 0, Iwarp.QUEUE_SEND,
-                    requester.takeMsn(Iwarp.QUEUE_SEND), 0, null);
-            case NONE -> { }
-        }
     }
 
     /**
@@ -370,94 +342,16 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     @Override
     public void untagged(ByteBuf header, ByteBuf payload) {
-        if (!dataFrameAllowed()) {
-            payload.release();
-            return;
-        }
-        int queue = header.getInt(Iwarp.QN_OFFSET);
-        int opcode = header.getUnsignedByte(1) & Iwarp.OPCODE_MASK;
-        if (mpa.awaitingRtr()) {
-            untaggedRtr(header, payload, opcode, queue);
-            return;
-        }
-        if (queue == Iwarp.QUEUE_SEND && Iwarp.isSend(opcode)) {
-            responder.send(header, payload);
-        } else if (queue == Iwarp.QUEUE_READ_REQUEST && opcode == Iwarp.READ_REQUEST) {
-            responder.readRequest(header, payload);
-        } else if (queue == Iwarp.QUEUE_TERMINATE && opcode == Iwarp.TERMINATE) {
-            peerTerminated(payload);
+        if (dataFrameAllowed()) {
+            router.untagged(header, payload);
         } else {
             payload.release();
-            terminate(queue > Iwarp.QUEUE_TERMINATE ? TerminateCode.DDP_INVALID_QN : TerminateCode.RDMAP_UNEXPECTED_OPCODE,
-                    "opcode " + opcode + " on queue " + queue);
         }
-    }
-
-    /**
-     * The first FPDU in peer-to-peer mode as an untagged message: the SEND or READ RTR negotiated,
-     * zero-length, taking its queue's first MSN; a READ RTR is answered with a zero-length response.
-     */
-    private void untaggedRtr(ByteBuf header, ByteBuf payload, int opcode, int queue) {
-        boolean read = opcode == Iwarp.READ_REQUEST;
-        int length = read ? rtrReadLength(payload) : payload.readableBytes();
-        boolean inSequence = mpa.untaggedIsRtr(opcode, queue) && header.getInt(Iwarp.MO_OFFSET) == 0
-                && responder.takeMsn(queue, header.getInt(Iwarp.MSN_OFFSET));
-        if (inSequence && read && length == 0) {
-            int i = payload.readerIndex();
-            output.respondTagged(Iwarp.READ_RESPONSE, true, payload.getInt(i), payload.getLong(i + 4), null);
-        }
-        payload.release();
-        readyToReceive(inSequence, length);
-    }
-
-    /** The size a READ request asks for, or -1 if it is no READ request (RFC 5040 4.4). */
-    private static int rtrReadLength(ByteBuf payload) {
-        return payload.readableBytes() == Iwarp.READ_REQUEST_PAYLOAD ? payload.getInt(payload.readerIndex() + 12) : -1;
-    }
-
-    /** The first FPDU in peer-to-peer mode: the RTR negotiated, zero-length; then the connection is up. */
-    private void readyToReceive(boolean matches, int length) {
-        if (!matches || length != 0) {
-            terminate(TerminateCode.MPA_NO_MATCHING_RTR, "first FPDU is not the RTR negotiated");
-            return;
-        }
-        mpa.rtrReceived();
-        cm.event(handler, CmEventType.ESTABLISHED, this, NONE);
-    }
-
-    /** The zero-length READ response to our READ RTR, consumed here (it completes no work request). */
-    private void rtrResponse(ByteBuf header, int payloadLength) {
-        if (payloadLength != 0 || (header.getUnsignedByte(0) & Iwarp.DDP_LAST) == 0) {
-            terminate(TerminateCode.DDP_BASE_BOUNDS, "the response to the READ RTR is not zero-length");
-            return;
-        }
-        mpa.rtrResponseReceived();
     }
 
     @Override
     public boolean beginTagged(ByteBuf header, int payloadLength) {
-        if (!dataFrameAllowed()) {
-            return false;
-        }
-        int opcode = header.getUnsignedByte(1) & Iwarp.OPCODE_MASK;
-        if (mpa.awaitingRtr()) {
-            readyToReceive(mpa.taggedIsRtr(opcode), payloadLength);
-            return false;
-        }
-        if (opcode == Iwarp.READ_RESPONSE && mpa.awaitingRtrResponse()) {
-            rtrResponse(header, payloadLength);
-            return false;
-        }
-        if (opcode == Iwarp.RDMA_WRITE) {
-            placingReadResponse = false;
-            return responder.beginWrite(header, payloadLength);
-        }
-        if (opcode == Iwarp.READ_RESPONSE) {
-            placingReadResponse = true;
-            return requester.beginReadResponse(header, payloadLength);
-        }
-        terminate(TerminateCode.RDMAP_UNEXPECTED_OPCODE, "tagged opcode " + opcode);
-        return false;
+        return dataFrameAllowed() && router.beginTagged(header, payloadLength);
     }
 
     @Override
@@ -472,11 +366,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     @Override
     public void endTagged() {
-        if (placingReadResponse) {
-            requester.endReadResponse();
-        } else {
-            responder.endWrite();
-        }
+        router.endTagged();
     }
 
     @Override
@@ -485,7 +375,7 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
     }
 
     /** The peer ended the stream with a TERMINATE: the oldest unfinished request fails, the rest flush. */
-    private void peerTerminated(ByteBuf payload) {
+    void peerTerminated(ByteBuf payload) {
         int control = termination.received(payload);
         LOG.debug("rdma iwarp connection {}: peer terminated (layer {}, type {}, code {})", channel,
                 control >>> 28, control >>> 24 & 0xf, control >>> 16 & 0xff);
@@ -494,7 +384,12 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
         channel.close();
     }
 
-    // ---- for the requester and the responder (event loop) --------------------------------------------
+    // ---- for the requester, the responder and the RTR exchange (event loop) ---------------------------
+
+    /** Peer-to-peer mode: the RTR negotiated arrived, so the connection is up (the responder's side). */
+    void rtrReceived() {
+        cm.event(handler, CmEventType.ESTABLISHED, this, NONE);
+    }
 
     TcpQueuePair qp() {
         return qp;
@@ -515,10 +410,6 @@ final class TcpConnection extends ChannelInboundHandlerAdapter implements FrameS
 
     int maxMessageSize() {
         return cm.device().attributes().maxMsgSize();
-    }
-
-    EventLoop eventLoop() {
-        return channel.eventLoop();
     }
 
     void resumeDecoding() {

@@ -124,14 +124,6 @@ final class TcpQueuePair extends QueuePair {
     }
 
     @Override
-    protected void onReceivePosted() {
-        TcpConnection c = connection;
-        if (c != null) {
-            c.receivePosted();
-        }
-    }
-
-    @Override
     protected void onDestroy() {
         onError();
     }
