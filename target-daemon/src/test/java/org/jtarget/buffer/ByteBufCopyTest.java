@@ -91,4 +91,53 @@ class ByteBufCopyTest {
         srcTracked.release();
         dstTracked.release();
     }
+
+    /** Zeros land after what the buffer held, over dirty pooled memory, in pieces larger than the zero source. */
+    @Test
+    void appendZerosWritesZerosAfterTheContentAndGrows() {
+        ByteBuf dirty = pattern(200_000, 9); // leaves non-zero bytes in the pool's memory
+        dirty.release();
+        ByteBuf dst = ALLOC.directBuffer(16).writeByte(7);
+        ByteBufCopy.appendZeros(dst, 150_001);
+        assertThat(dst.readableBytes()).isEqualTo(150_002);
+        assertThat(dst.getByte(0)).isEqualTo((byte) 7);
+        for (int i = 1; i < dst.writerIndex(); i++) {
+            if (dst.getByte(i) != 0) {
+                throw new AssertionError("byte " + i + " is " + dst.getByte(i));
+            }
+        }
+        dst.release();
+        ByteBuf heap = ALLOC.heapBuffer(4).writeByte(1);
+        heap.setByte(1, 5);
+        ByteBufCopy.appendZeros(heap, 3);
+        assertThat(heap.readableBytes()).isEqualTo(4);
+        assertThat(heap.getByte(1)).isZero();
+        heap.release();
+        CompositeByteBuf composite = ALLOC.compositeDirectBuffer();
+        composite.addComponent(true, pattern(4, 1)).addComponent(true, ALLOC.directBuffer(4));
+        ByteBufCopy.appendZeros(composite, 4);
+        assertThat(composite.readableBytes()).isEqualTo(8);
+        assertThat(composite.getInt(4)).isZero();
+        composite.release();
+    }
+
+    @Test
+    void appendingZerosToADirectBufferAllocatesNothing() {
+        ByteBuf tracked = ALLOC.directBuffer(4096);
+        ByteBuf dst = tracked.unwrap() != null ? tracked.unwrap() : tracked;
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long tid = Thread.currentThread().threadId();
+        for (int i = 0; i < 2000; i++) { // warm up
+            dst.clear();
+            ByteBufCopy.appendZeros(dst, 4096);
+        }
+        long before = threads.getThreadAllocatedBytes(tid);
+        for (int i = 0; i < 10_000; i++) {
+            dst.clear();
+            ByteBufCopy.appendZeros(dst, 4096);
+        }
+        long allocated = threads.getThreadAllocatedBytes(tid) - before;
+        assertThat(allocated / 10_000.0).as("bytes allocated per 4 KiB of zeros").isLessThan(1.0);
+        tracked.release();
+    }
 }

@@ -1,6 +1,7 @@
 package org.jtarget.backstore.memory;
 
 import io.netty.buffer.ByteBuf;
+import org.jtarget.buffer.ByteBufCopy;
 import org.jtarget.buffer.ScatterList;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
@@ -148,7 +149,7 @@ public final class MemoryBackstore implements Backstore {
             int offset = (int) (pos & (chunkSize - 1));
             int n = (int) Math.min(chunkSize - offset, end - pos);
             if ((state(index) & ALLOCATED) == 0) {
-                dst.writeZero(n);
+                ByteBufCopy.appendZeros(dst, n);
             } else {
                 copyOut(view(index), offset, dst, n);
             }

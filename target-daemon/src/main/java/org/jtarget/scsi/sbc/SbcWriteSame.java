@@ -1,6 +1,7 @@
 package org.jtarget.scsi.sbc;
 
 import io.netty.buffer.ByteBuf;
+import org.jtarget.buffer.ByteBufCopy;
 import org.jtarget.scsi.cdb.Cdb;
 import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.dispatch.CommandHandler;
@@ -143,7 +144,7 @@ public final class SbcWriteSame implements CommandHandler {
         try {
             for (int i = 0; i < bufferBlocks; i++) {
                 if (block == null) {
-                    buf.writeZero(bs);
+                    ByteBufCopy.appendZeros(buf, bs);
                 } else {
                     buf.writeBytes(block, block.readerIndex(), bs);
                 }
