@@ -489,16 +489,21 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             ByteBufCopy.append(pdu.ahs(), pdu.ahs().readerIndex(), b, ahs);
             ByteBufCopy.append(pdu.data(), pdu.data().readerIndex(), b, dsl);
             b.writeZero(length - b.writerIndex());
-            // The tasks a TMF ended may still have RDMA READs in flight; once the initiator has the
-            // response it unregisters their buffers (Linux ib_iser), and a READ that arrives later
-            // finds an invalid STag and kills the connection. A FENCE holds the response until
-            // every earlier READ of the queue pair is complete.
-            boolean fence = pdu.opcode() == Opcode.TASK_MGMT_RESPONSE;
+            // The tasks a TMF, a Logout or a Reject ended may still have RDMA READs in flight;
+            // once the initiator has the response it unregisters their buffers (Linux ib_iser),
+            // and a READ that arrives later finds an invalid STag and kills the connection. A
+            // FENCE holds such a response until every earlier READ of the queue pair is complete.
+            boolean fence = endsTasks(pdu.opcode());
             int invalidate = pdu.opcode() == Opcode.SCSI_RESPONSE ? stagToInvalidate(pdu.initiatorTaskTag()) : 0;
             postSend(slot, length, fence, invalidate, "SEND");
         } finally {
             pdu.release();
         }
+    }
+
+    /** Whether a PDU of {@code opcode} may end tasks other than through their own SCSI Response. */
+    private static boolean endsTasks(int opcode) {
+        return opcode == Opcode.TASK_MGMT_RESPONSE || opcode == Opcode.LOGOUT_RESPONSE || opcode == Opcode.REJECT;
     }
 
     /**

@@ -330,6 +330,49 @@ class IscsiRdmaTransportTest {
         }
     }
 
+    /**
+     * A Logout Request (close the session) arrives while a WRITE's RDMA READs are still on the
+     * wire: the Logout Response ends every task of the session for the initiator, which then
+     * unregisters their buffers, so it must not leave before the READs are complete. The engine
+     * answers a logout only once the session's tasks have ended, and the transport fences a
+     * Logout Response (as it does a TMF response or a Reject) in case any READ is still out.
+     */
+    @Test
+    void logoutResponseWaitsForTheRdmaReadsOnTheWire() throws Exception {
+        Assumptions.assumeTrue(heldReads != null, "READ responses can be held back on the loopback provider only");
+        initiator.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
+        assertThat(initiator.login(INITIATOR, TARGET)).isZero();
+
+        heldReads.hold();
+        byte[] write10 = {0x2a, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0};
+        initiator.sendCommand(write10, false, true, IserTestInitiator.DATA_SIZE);
+        for (int i = 0; i < 500 && heldReads.held() == 0; i++) {
+            Thread.sleep(2);
+        }
+        assertThat(heldReads.held()).as("RDMA READs on the wire").isPositive();
+        initiator.sendLogout();
+        IscsiPdu early = initiator.poll(300);
+        if (early != null) {
+            early.release();
+        }
+        assertThat(early).as("a PDU before the WRITE's RDMA READs completed").isNull();
+
+        heldReads.release();
+        boolean loggedOut = false;
+        for (int i = 0; i < 2 && !loggedOut; i++) { // the WRITE's SCSI Response may come first
+            IscsiPdu rsp = initiator.receive();
+            try {
+                loggedOut = rsp.opcode() == Opcode.LOGOUT_RESPONSE;
+                if (loggedOut) {
+                    assertThat(rsp.bhs().getUnsignedByte(2)).as("logout response code").isZero();
+                }
+            } finally {
+                rsp.release();
+            }
+        }
+        assertThat(loggedOut).as("a Logout Response").isTrue();
+    }
+
     @Test
     void malformedCmHeaderIsRejected() throws Exception {
         org.assertj.core.api.Assertions.assertThatThrownBy(

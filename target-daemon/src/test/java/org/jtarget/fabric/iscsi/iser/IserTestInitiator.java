@@ -233,6 +233,17 @@ public final class IserTestInitiator implements AutoCloseable {
         send(tmf, false, false, 0);
     }
 
+    /** Sends an immediate Logout Request closing the session (RFC 7143 11.14) without waiting. */
+    public void sendLogout() throws Exception {
+        IscsiPdu logout = IscsiPdu.create(UnpooledByteBufAllocator.DEFAULT, Opcode.LOGOUT_REQUEST);
+        logout.immediate(true);
+        logout.flags(IscsiPdu.FINAL_BIT); // reason 0: close the session
+        logout.initiatorTaskTag(nextItt++);
+        logout.cmdSn(cmdSn);
+        logout.expStatSn(expStatSn);
+        send(logout, false, false, 0);
+    }
+
     private IscsiPdu scsiCommand(byte[] cdb, boolean read, boolean write, int edtl, int immediate) {
         ByteBuf data = Unpooled.copiedBuffer(memory.slice(WRITE_AREA, immediate));
         IscsiPdu cmd = IscsiPdu.create(UnpooledByteBufAllocator.DEFAULT, Opcode.SCSI_COMMAND, data);
