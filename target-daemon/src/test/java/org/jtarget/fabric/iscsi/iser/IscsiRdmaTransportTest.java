@@ -299,25 +299,9 @@ class IscsiRdmaTransportTest {
      */
     @Test
     void taskManagementResponseWaitsForTheRdmaReadsOfTheTasksItEnded() throws Exception {
-        Assumptions.assumeTrue(heldReads != null, "READ responses can be held back on the loopback provider only");
-        initiator.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
-        assertThat(initiator.login(INITIATOR, TARGET)).isZero();
-
-        heldReads.hold();
-        byte[] write10 = {0x2a, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0};
-        initiator.sendCommand(write10, false, true, IserTestInitiator.DATA_SIZE);
-        for (int i = 0; i < 500 && heldReads.held() == 0; i++) {
-            Thread.sleep(2);
-        }
-        assertThat(heldReads.held()).as("RDMA READs on the wire").isPositive();
+        startWriteWithItsRdmaReadsHeld();
         initiator.sendTaskManagement(5, 0xffffffff); // LOGICAL UNIT RESET
-        IscsiPdu early = initiator.poll(300);
-        if (early != null) {
-            early.release();
-        }
-        assertThat(early).as("a PDU before the WRITE's RDMA READs completed").isNull();
-
-        heldReads.release();
+        assertNothingArrivesUntilTheReadsAreReleased();
         IscsiPdu rsp = initiator.receive();
         try {
             assertThat(rsp.opcode()).isEqualTo(Opcode.TASK_MGMT_RESPONSE);
@@ -339,25 +323,9 @@ class IscsiRdmaTransportTest {
      */
     @Test
     void logoutResponseWaitsForTheRdmaReadsOnTheWire() throws Exception {
-        Assumptions.assumeTrue(heldReads != null, "READ responses can be held back on the loopback provider only");
-        initiator.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
-        assertThat(initiator.login(INITIATOR, TARGET)).isZero();
-
-        heldReads.hold();
-        byte[] write10 = {0x2a, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0};
-        initiator.sendCommand(write10, false, true, IserTestInitiator.DATA_SIZE);
-        for (int i = 0; i < 500 && heldReads.held() == 0; i++) {
-            Thread.sleep(2);
-        }
-        assertThat(heldReads.held()).as("RDMA READs on the wire").isPositive();
+        startWriteWithItsRdmaReadsHeld();
         initiator.sendLogout();
-        IscsiPdu early = initiator.poll(300);
-        if (early != null) {
-            early.release();
-        }
-        assertThat(early).as("a PDU before the WRITE's RDMA READs completed").isNull();
-
-        heldReads.release();
+        assertNothingArrivesUntilTheReadsAreReleased();
         boolean loggedOut = false;
         for (int i = 0; i < 2 && !loggedOut; i++) { // the WRITE's SCSI Response may come first
             IscsiPdu rsp = initiator.receive();
@@ -371,6 +339,30 @@ class IscsiRdmaTransportTest {
             }
         }
         assertThat(loggedOut).as("a Logout Response").isTrue();
+    }
+
+    /** Logs in, holds RDMA READ responses back and sends a WRITE whose READs are then on the wire (loopback only). */
+    private void startWriteWithItsRdmaReadsHeld() throws Exception {
+        Assumptions.assumeTrue(heldReads != null, "READ responses can be held back on the loopback provider only");
+        initiator.connect(cm, portalAddress, new IserCmPrivateData(true, false).encode());
+        assertThat(initiator.login(INITIATOR, TARGET)).isZero();
+        heldReads.hold();
+        byte[] write10 = {0x2a, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0};
+        initiator.sendCommand(write10, false, true, IserTestInitiator.DATA_SIZE);
+        for (int i = 0; i < 500 && heldReads.held() == 0; i++) {
+            Thread.sleep(2);
+        }
+        assertThat(heldReads.held()).as("RDMA READs on the wire").isPositive();
+    }
+
+    /** No PDU comes for 300 ms while the READs are held; then they are let go. */
+    private void assertNothingArrivesUntilTheReadsAreReleased() throws Exception {
+        IscsiPdu early = initiator.poll(300);
+        if (early != null) {
+            early.release();
+        }
+        assertThat(early).as("a PDU before the WRITE's RDMA READs completed").isNull();
+        heldReads.release();
     }
 
     @Test
