@@ -332,6 +332,12 @@ public final class IscsiRdmaTransport implements IscsiTransport {
         return true;
     }
 
+    /** What one send buffer holds after the iSER header and the BHS. */
+    @Override
+    public int maxSendDataSegmentLength() {
+        return limits.receiveDataSegmentLength();
+    }
+
     @Override
     public void taskEnded(TaskTransfer task) {
         if (loop.inEventLoop()) {

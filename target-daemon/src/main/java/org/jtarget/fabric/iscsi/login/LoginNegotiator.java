@@ -452,10 +452,14 @@ public final class LoginNegotiator {
 
     private NegotiatedParameters parameters() {
         int maxBurst = operational.number("MaxBurstLength");
+        // RFC 7145 6.5: with RDMAExtensions=Yes, MaxRecvDataSegmentLength is irrelevant and the most
+        // the target may send in one (control-type) PDU is InitiatorRecvDataSegmentLength's result.
+        int initiatorRecv = operational.number(operational.yes("RDMAExtensions") ? "InitiatorRecvDataSegmentLength"
+                : "MaxRecvDataSegmentLength");
         return new NegotiatedParameters(sessionType, initiatorName, initiatorAlias, targetName,
                 "CRC32C".equals(operational.value("HeaderDigest")), "CRC32C".equals(operational.value("DataDigest")),
                 operational.number("MaxConnections"), operational.yes("InitialR2T"), operational.yes("ImmediateData"),
-                operational.number("MaxRecvDataSegmentLength"), settings.maxRecvDataSegmentLength(), maxBurst,
+                initiatorRecv, settings.maxRecvDataSegmentLength(), maxBurst,
                 Math.min(operational.number("FirstBurstLength"), maxBurst), operational.number("DefaultTime2Wait"),
                 operational.number("DefaultTime2Retain"), operational.number("MaxOutstandingR2T"),
                 operational.yes("DataPDUInOrder"), operational.yes("DataSequenceInOrder"),

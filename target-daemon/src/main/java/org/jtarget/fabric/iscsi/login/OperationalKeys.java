@@ -69,8 +69,10 @@ public final class OperationalKeys {
         // the key in its first operational response when it is to be negotiated).
         rdmaRow("RDMAExtensions", AND, 0, 0, NO, true, s -> YES);
         // Control-type PDU sizes in each direction: IO, CO, 512..2^24-1, default 8192, Minimum.
+        // The target's value is what it can send in one PDU: its send buffers are sized like its
+        // receive buffers (iSER: 8192 data bytes), so a longer Text Response is split (C bit).
         rdmaRow("InitiatorRecvDataSegmentLength", MIN, 512, MAX_LENGTH, "8192", false,
-                s -> Integer.toString(MAX_LENGTH)); // the target sends any size the initiator takes
+                s -> Integer.toString(s.maxRecvDataSegmentLength()));
         rdmaRow("TargetRecvDataSegmentLength", MIN, 512, MAX_LENGTH, "8192", false,
                 s -> Integer.toString(s.maxRecvDataSegmentLength()));
         // Each side declares how many unexpected control-type PDUs it can take; 0 (default) is no limit.

@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * Text Request / Text Response exchanges of one connection (RFC 7143 11.10-11.11, 6.1):
  * SendTargets (Appendix C) is answered, every other key gets "NotUnderstood". Long answers are
- * split at the initiator's MaxRecvDataSegmentLength: C=1 with a Target Transfer Tag, and the
+ * split at the initiator's MaxRecvDataSegmentLength (iSER: InitiatorRecvDataSegmentLength) or
+ * at what the transport can send in one PDU, if less: C=1 with a Target Transfer Tag, and the
  * initiator fetches the rest with empty Text Requests echoing that tag. A request the initiator
  * splits (C=1) is collected until its last part. Control path: allocation is fine here.
  */
@@ -85,7 +86,8 @@ final class TextExchange {
 
     /** Sends the next part of the pending answer; the last part has F=1 and TTT 0xffffffff. */
     private void sendChunk(IscsiPdu request) {
-        int max = connection.parameters().initiatorMaxRecvDataSegmentLength();
+        int max = Math.min(connection.parameters().initiatorMaxRecvDataSegmentLength(),
+                connection.transport().maxSendDataSegmentLength());
         int len = Math.min(max, pendingAnswer.readableBytes());
         ByteBuf chunk = pendingAnswer.readRetainedSlice(len);
         boolean last = !pendingAnswer.isReadable();

@@ -114,4 +114,13 @@ public interface IscsiTransport {
      * TargetRecvDataSegmentLength, MaxOutstandingUnexpectedPDUs); over TCP they are unknown keys.
      */
     boolean rdmaExtensions();
+
+    /**
+     * The largest data segment one PDU from the target can carry on this transport, whatever the
+     * initiator would take: a byte stream has no limit of its own; iSER sends each PDU from one
+     * registered send buffer of a fixed size. Text answers longer than this go in parts (C bit).
+     */
+    default int maxSendDataSegmentLength() {
+        return Integer.MAX_VALUE;
+    }
 }

@@ -398,6 +398,27 @@ class LoginNegotiatorTest {
                 .doesNotContainKey("MaxOutstandingUnexpectedPDUs"); // a declaration gets no answer
     }
 
+    /**
+     * RFC 7145 6.5: over iSER the target sends PDUs of at most InitiatorRecvDataSegmentLength, the
+     * Minimum of the initiator's receive size and what the target can send (its send buffers are
+     * sized like its receive buffers); a MaxRecvDataSegmentLength the initiator declares anyway is
+     * irrelevant and sizes nothing.
+     */
+    @Test
+    void overIserTheTargetSendsAtMostTheInitiatorRecvDataSegmentLength() {
+        negotiator = new LoginNegotiator(context, ISER_SETTINGS, true, new Random(1));
+        LoginStep step = loginWith("RDMAExtensions", "Yes", "InitiatorRecvDataSegmentLength", "262144",
+                "MaxRecvDataSegmentLength", "262144", "FirstBurstLength", "8192");
+        assertThat(step.kind()).isEqualTo(LoginStep.Kind.FULL_FEATURE);
+        assertThat(answers(step)).containsEntry("InitiatorRecvDataSegmentLength", "8192");
+        assertThat(step.outcome().parameters().initiatorMaxRecvDataSegmentLength()).isEqualTo(8192);
+
+        negotiator = new LoginNegotiator(context, ISER_SETTINGS, true, new Random(1));
+        step = loginWith("RDMAExtensions", "Yes", "InitiatorRecvDataSegmentLength", "4096",
+                "MaxRecvDataSegmentLength", "262144", "FirstBurstLength", "8192");
+        assertThat(step.outcome().parameters().initiatorMaxRecvDataSegmentLength()).isEqualTo(4096);
+    }
+
     @Test
     void rdmaTransportOffersRdmaExtensionsAndWaitsForTheAnswer() {
         negotiator = new LoginNegotiator(context, LoginSettings.defaults(), true, new Random(1));
@@ -656,6 +677,10 @@ class LoginNegotiatorTest {
         assertThat(step.response().initiatorTaskTag()).isEqualTo(0x77);
         assertThat(send(true, SECURITY, OPERATIONAL, firstKeys(TARGET)).kind()).isEqualTo(LoginStep.Kind.FAILED);
     }
+
+    /** As an iSER portal has them: receive (and send) buffers of 8192 data bytes. */
+    private static final LoginSettings ISER_SETTINGS = new LoginSettings(8192, 1048576, 8192, 8, 8, true, false, 2, 20,
+            128);
 
     private static LoginSettings settings(boolean immediateData, boolean initialR2T, int maxBurst) {
         return new LoginSettings(262144, maxBurst, Math.min(262144, maxBurst), 8, 8, immediateData, initialR2T, 2, 20, 128);

@@ -104,6 +104,45 @@ class EngineOverMessageTransportTest {
         assertThat(data.refCnt()).isZero();
     }
 
+    /**
+     * The initiator takes 8192-byte data segments, but the transport's PDUs hold only 32 bytes of
+     * data (as an iSER send buffer bounds a long SendTargets answer): the answer goes in parts of
+     * at most 32 bytes, C=1 and a Target Transfer Tag on all but the last.
+     */
+    @Test
+    void textAnswersAreCutToWhatTheTransportSendsInOnePdu() {
+        transport.maxSendDataSegmentLength = 32;
+        connection.textCodec(new IscsiConnectionTest.HandTextCodec());
+        IscsiPdu request = IscsiPdu.create(transport.alloc(), Opcode.TEXT_REQUEST,
+                Unpooled.copiedBuffer("SendTargets=All\0", java.nio.charset.StandardCharsets.UTF_8));
+        request.finalFlag(true);
+        request.initiatorTaskTag(11);
+        request.targetTransferTag(-1);
+        request.cmdSn(1);
+        connection.received(request);
+        StringBuilder answer = new StringBuilder();
+        for (int part = 0; part < 20; part++) {
+            IscsiPdu rsp = transport.sent.removeFirst();
+            assertThat(rsp.opcode()).isEqualTo(Opcode.TEXT_RESPONSE);
+            assertThat(rsp.dataSegmentLength()).isLessThanOrEqualTo(32);
+            answer.append(rsp.data().toString(java.nio.charset.StandardCharsets.UTF_8));
+            int ttt = rsp.targetTransferTag();
+            boolean last = rsp.finalFlag();
+            rsp.release();
+            if (last) {
+                assertThat(part).as("parts before the last").isPositive();
+                break;
+            }
+            IscsiPdu more = IscsiPdu.create(transport.alloc(), Opcode.TEXT_REQUEST);
+            more.finalFlag(true);
+            more.initiatorTaskTag(11);
+            more.targetTransferTag(ttt);
+            more.cmdSn(2 + part);
+            connection.received(more);
+        }
+        assertThat(answer.toString()).isEqualTo(IscsiConnectionTest.HandTextCodec.expected());
+    }
+
     @Test
     void backPressureFollowsTheTransportsWritability() {
         connection.writabilityChanged(false);

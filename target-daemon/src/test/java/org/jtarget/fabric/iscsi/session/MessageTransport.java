@@ -33,6 +33,8 @@ final class MessageTransport implements IscsiTransport {
     boolean reading = true;
     NegotiatedParameters negotiated;
     IscsiEngine engine;
+    /** What one PDU may carry (an iSER send buffer's data room). */
+    int maxSendDataSegmentLength = Integer.MAX_VALUE;
 
     MessageTransport(ByteBuf initiatorBuffer) {
         this.initiatorBuffer = initiatorBuffer;
@@ -50,6 +52,7 @@ final class MessageTransport implements IscsiTransport {
     @Override public boolean isWritable() { return true; }
     @Override public void loginComplete(NegotiatedParameters parameters) { negotiated = parameters; }
     @Override public boolean rdmaExtensions() { return true; }
+    @Override public int maxSendDataSegmentLength() { return maxSendDataSegmentLength; }
 
     @Override
     public void sendAndFlush(IscsiPdu pdu) {
