@@ -113,34 +113,9 @@ class EngineOverMessageTransportTest {
     void textAnswersAreCutToWhatTheTransportSendsInOnePdu() {
         transport.maxSendDataSegmentLength = 32;
         connection.textCodec(new IscsiConnectionTest.HandTextCodec());
-        IscsiPdu request = IscsiPdu.create(transport.alloc(), Opcode.TEXT_REQUEST,
-                Unpooled.copiedBuffer("SendTargets=All\0", java.nio.charset.StandardCharsets.UTF_8));
-        request.finalFlag(true);
-        request.initiatorTaskTag(11);
-        request.targetTransferTag(-1);
-        request.cmdSn(1);
-        connection.received(request);
-        StringBuilder answer = new StringBuilder();
-        for (int part = 0; part < 20; part++) {
-            IscsiPdu rsp = transport.sent.removeFirst();
-            assertThat(rsp.opcode()).isEqualTo(Opcode.TEXT_RESPONSE);
-            assertThat(rsp.dataSegmentLength()).isLessThanOrEqualTo(32);
-            answer.append(rsp.data().toString(java.nio.charset.StandardCharsets.UTF_8));
-            int ttt = rsp.targetTransferTag();
-            boolean last = rsp.finalFlag();
-            rsp.release();
-            if (last) {
-                assertThat(part).as("parts before the last").isPositive();
-                break;
-            }
-            IscsiPdu more = IscsiPdu.create(transport.alloc(), Opcode.TEXT_REQUEST);
-            more.finalFlag(true);
-            more.initiatorTaskTag(11);
-            more.targetTransferTag(ttt);
-            more.cmdSn(2 + part);
-            connection.received(more);
-        }
-        assertThat(answer.toString()).isEqualTo(IscsiConnectionTest.HandTextCodec.expected());
+        String answer = IscsiConnectionTest.fetchSendTargetsAnswer(transport.alloc(), connection::received,
+                transport.sent::removeFirst, 32);
+        assertThat(answer).isEqualTo(IscsiConnectionTest.HandTextCodec.expected());
     }
 
     @Test

@@ -21,6 +21,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -137,38 +139,47 @@ class IscsiConnectionTest {
     void sendTargetsAnswerLongerThanMrdslIsSentInParts() {
         try (SessionFixture f = new SessionFixture(64, 16384, 8192, 1, false, "Discovery")) {
             f.connection.textCodec(new HandTextCodec());
-            IscsiPdu req = IscsiPdu.create(f.alloc(), Opcode.TEXT_REQUEST,
-                    Unpooled.copiedBuffer("SendTargets=All\0", StandardCharsets.UTF_8));
-            req.finalFlag(true);
-            req.initiatorTaskTag(11);
-            req.targetTransferTag(-1);
-            req.cmdSn(1);
-            f.send(req);
-            StringBuilder answer = new StringBuilder();
-            int cmdSn = 2;
-            for (int round = 0; round < 10; round++) {
-                IscsiPdu rsp = f.sent().getFirst();
-                assertThat(rsp.opcode()).isEqualTo(Opcode.TEXT_RESPONSE);
-                assertThat(rsp.initiatorTaskTag()).isEqualTo(11);
-                assertThat(rsp.dataSegmentLength()).isLessThanOrEqualTo(64);
-                answer.append(rsp.data().toString(StandardCharsets.UTF_8));
-                boolean fin = rsp.finalFlag();
-                int ttt = rsp.targetTransferTag();
-                rsp.release();
-                if (fin) {
-                    assertThat(ttt).isEqualTo(-1);
-                    break;
-                }
-                assertThat(ttt).isNotEqualTo(-1);
-                IscsiPdu more = IscsiPdu.create(f.alloc(), Opcode.TEXT_REQUEST);
-                more.finalFlag(true);
-                more.initiatorTaskTag(11);
-                more.targetTransferTag(ttt);
-                more.cmdSn(cmdSn++);
-                f.send(more);
-            }
-            assertThat(answer.toString()).isEqualTo(HandTextCodec.expected());
+            String answer = fetchSendTargetsAnswer(f.alloc(), f::send, () -> f.sent().getFirst(), 64);
+            assertThat(answer).isEqualTo(HandTextCodec.expected());
         }
+    }
+
+    /**
+     * Sends SendTargets=All (ITT 11, CmdSN 1) and follows the answer's continuation (C=1 and a
+     * Target Transfer Tag, fetched with empty Text Requests echoing it) to its last part; every
+     * part's data segment must be at most {@code maxSegment} bytes. Returns the whole answer.
+     */
+    static String fetchSendTargetsAnswer(ByteBufAllocator alloc, Consumer<IscsiPdu> send, Supplier<IscsiPdu> next,
+                                         int maxSegment) {
+        send.accept(textRequest(alloc, -1, 1, Unpooled.copiedBuffer("SendTargets=All\0", StandardCharsets.UTF_8)));
+        StringBuilder answer = new StringBuilder();
+        for (int part = 0; part < 20; part++) {
+            IscsiPdu rsp = next.get();
+            assertThat(rsp.opcode()).isEqualTo(Opcode.TEXT_RESPONSE);
+            assertThat(rsp.initiatorTaskTag()).isEqualTo(11);
+            assertThat(rsp.dataSegmentLength()).isLessThanOrEqualTo(maxSegment);
+            answer.append(rsp.data().toString(StandardCharsets.UTF_8));
+            boolean fin = rsp.finalFlag();
+            int ttt = rsp.targetTransferTag();
+            rsp.release();
+            if (fin) {
+                assertThat(ttt).isEqualTo(-1);
+                assertThat(part).as("parts before the last").isPositive();
+                return answer.toString();
+            }
+            assertThat(ttt).isNotEqualTo(-1);
+            send.accept(textRequest(alloc, ttt, 2 + part, Unpooled.EMPTY_BUFFER));
+        }
+        throw new AssertionError("no last part in 20: " + answer);
+    }
+
+    private static IscsiPdu textRequest(ByteBufAllocator alloc, int ttt, int cmdSn, ByteBuf data) {
+        IscsiPdu req = IscsiPdu.create(alloc, Opcode.TEXT_REQUEST, data);
+        req.finalFlag(true);
+        req.initiatorTaskTag(11);
+        req.targetTransferTag(ttt);
+        req.cmdSn(cmdSn);
+        return req;
     }
 
     @Test
