@@ -28,8 +28,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * One iWARP connection, the Netty handler of its channel: the MPA request/reply exchange that the
  * connection manager's connect, accept and reject map onto (RFC 5044 7.1, with RFC 6581's IRD/ORD
- * word and ready-to-receive message, {@link RtrExchange}), then each DDP segment of its one queue pair
- * handed to the side it is for ({@link SegmentRouter}), and the connection's end (orderly close, or a TERMINATE followed by a half-close).
+ * word and ready-to-receive message, {@link RtrExchange}), then each DDP segment of its one queue
+ * pair handed to the side it is for ({@link SegmentRouter}), and the connection's end (orderly
+ * close, or a TERMINATE followed by a half-close).
  * The MPA frames and what they negotiate are {@link MpaHandshake}'s, the TERMINATE and the close
  * after it {@link Termination}'s. The layers under it can be swapped one by one: framing
  * ({@link FrameDecoder} in, {@link FrameOutput} out), placement ({@link TaggedPlacement},

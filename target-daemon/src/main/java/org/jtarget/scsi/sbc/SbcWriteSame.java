@@ -142,10 +142,10 @@ public final class SbcWriteSame implements CommandHandler {
         int bufferBlocks = (int) Math.min(ctx.blocks(), Math.max(1, PATTERN_BUFFER_BYTES / bs));
         ByteBuf buf = ctx.cmd().alloc().directBuffer(bufferBlocks * bs);
         try {
-            for (int i = 0; i < bufferBlocks; i++) {
-                if (block == null) {
-                    ByteBufCopy.appendZeros(buf, bs);
-                } else {
+            if (block == null) {
+                ByteBufCopy.appendZeros(buf, bufferBlocks * bs);
+            } else {
+                for (int i = 0; i < bufferBlocks; i++) {
                     buf.writeBytes(block, block.readerIndex(), bs);
                 }
             }
