@@ -32,6 +32,15 @@ public final class IscsiNames {
 
     /** Null if {@code name} is a valid iSCSI name, else why not (one line). */
     public static String problem(String name) {
+        return problem(name, "");
+    }
+
+    /**
+     * As {@link #problem(String)}, for a key that also takes names of another form: a name that is
+     * no iSCSI name at all (no iqn., eui. or naa.) hears of {@code otherForms} too, e.g.
+     * {@code "; or be an SRP initiator port name: ..."}.
+     */
+    static String problem(String name, String otherForms) {
         if (name.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
             return "iSCSI name longer than " + MAX_NAME_BYTES + " bytes (RFC 7143 4.2.7.1)";
         }
@@ -50,6 +59,7 @@ public final class IscsiNames {
             return NAA.matcher(name).matches() ? null
                     : "invalid naa name '" + name + "' (expected naa. and 16 or 32 hex digits, RFC 7143 4.2.7.4)";
         }
-        return "invalid iSCSI name '" + name + "' (must start with iqn., eui. or naa., RFC 7143 4.2.7)";
+        return "invalid iSCSI name '" + name + "' (must start with iqn., eui. or naa., RFC 7143 4.2.7"
+                + otherForms + ")";
     }
 }

@@ -11,7 +11,7 @@ import java.util.Set;
  * Reads and checks {@code portals[]}: {@code name}, {@code listen: host:port}, {@code portal-group-tag},
  * the ALUA keys of the portal's target port group, {@code alua-state} ({@code active-optimized},
  * {@code active-non-optimized}, {@code standby}, {@code unavailable}) and {@code alua-preferred}, and
- * {@code transport} ({@code tcp}, the default, or {@code iser}).
+ * {@code transport} ({@code tcp}, the default, {@code iser} or {@code srp}).
  */
 final class PortalReader {
 
@@ -61,7 +61,7 @@ final class PortalReader {
         }
         PortalConfig.Transport t = PortalConfig.Transport.ofConfigName(text);
         if (t == null) {
-            throw node.error("transport", "expected tcp or iser, got '" + text + "'");
+            throw node.error("transport", "expected tcp, iser or srp, got '" + text + "'");
         }
         return t;
     }

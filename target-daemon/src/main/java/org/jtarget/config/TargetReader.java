@@ -8,10 +8,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** Reads and checks {@code targets[]}, their LUNs, ACLs and CHAP, and resolves portal and backstore names. */
+/**
+ * Reads and checks {@code targets[]}, their LUNs, ACLs, CHAP and SRP identifiers ({@link SrpReader}),
+ * and resolves portal and backstore names.
+ */
 final class TargetReader {
 
-    private static final Set<String> TARGET_KEYS = ConfigNode.keys("iqn", "alias", "portals", "luns", "acl", "chap");
+    private static final Set<String> TARGET_KEYS = ConfigNode.keys("iqn", "alias", "portals", "luns", "acl", "chap",
+            "srp");
     private static final Set<String> LUN_KEYS = ConfigNode.keys("lun", "backstore", "read-only", "removable",
             "queue-depth");
     private static final Set<String> ACL_KEYS = ConfigNode.keys("initiator", "luns", "read-only-luns");
@@ -33,25 +37,35 @@ final class TargetReader {
         // One backstore backs one logical unit: two LUs over one store would each keep their own
         // reservations, unit attentions and range locks for the same blocks.
         Map<String, String> lunOfStore = new HashMap<>();
+        Map<SrpPortIdConfig, String> targetOfSrpId = new HashMap<>();
         for (ConfigNode node : root.maps("targets")) {
             node.requireOnlyKeys(TARGET_KEYS);
-            String iqn = name(node, "iqn", node.requireString("iqn"));
+            String iqn = name(node, "iqn", node.requireString("iqn"), "");
             if (!names.add(iqn)) {
                 throw node.error("iqn", "duplicate target name '" + iqn + "'");
             }
             List<String> portalNames = portalNames(node, portals);
             List<LunConfig> luns = luns(node, iqn, stores, lunOfStore);
-            result.add(new TargetConfig(iqn, node.string("alias"), portalNames, luns, acl(node, luns), chap(node)));
+            SrpPortIdConfig srp = SrpReader.portId(node, iqn, portalNames, portals, targetOfSrpId);
+            result.add(new TargetConfig(iqn, node.string("alias"), portalNames, luns, acl(node, luns), chap(node),
+                    srp));
         }
         return result;
     }
 
-    private static String name(ConfigNode node, String key, String name) throws ConfigException {
-        String problem = IscsiNames.problem(name);
+    /** An iSCSI name; {@code otherForms} as for {@link IscsiNames#problem(String, String)}. */
+    private static String name(ConfigNode node, String key, String name, String otherForms) throws ConfigException {
+        String problem = IscsiNames.problem(name, otherForms);
         if (problem != null) {
             throw node.error(key, problem);
         }
         return name;
+    }
+
+    /** An ACL name: an iSCSI name as written, or an SRP initiator port name in lowercase. */
+    private static String initiatorName(ConfigNode node, String key, String name) throws ConfigException {
+        String srp = SrpReader.initiatorPortName(name);
+        return srp != null ? srp : name(node, key, name, SrpReader.INITIATOR_PORT_NAME_FORM);
     }
 
     private static List<String> portalNames(ConfigNode node, List<PortalConfig> portals) throws ConfigException {
@@ -123,7 +137,8 @@ final class TargetReader {
 
     /**
      * {@code acl}: initiator names, or maps {@code {initiator, luns, read-only-luns}} that say
-     * which of the target's LUNs the initiator sees and which of those it may only read.
+     * which of the target's LUNs the initiator sees and which of those it may only read. A name is
+     * an iSCSI name or an SRP initiator port name (kept in lowercase).
      */
     private static List<AclConfig> acl(ConfigNode node, List<LunConfig> luns) throws ConfigException {
         List<Object> items = node.scalarsOrMaps("acl");
@@ -143,13 +158,13 @@ final class TargetReader {
                     throw node.error(whoKey, "\"*\" allows any initiator; do not combine it with names");
                 }
             } else {
-                name(node, whoKey, who);
+                who = initiatorName(node, whoKey, who);
             }
             if (seen.stream().anyMatch(who::equalsIgnoreCase)) {
                 throw node.error(whoKey, "initiator '" + who + "' listed twice");
             }
             seen.add(who);
-            acl.add(entry);
+            acl.add(new AclConfig(who, entry.luns(), entry.readOnlyLuns()));
         }
         return acl;
     }

@@ -281,6 +281,11 @@ public final class TargetRuntime implements DaemonRuntime {
     private void bind(int index, PortalConfig portal) throws ConfigException {
         String key = "portals[" + index + "].listen";
         String address = hostPort(portal.host(), portal.port());
+        if (portal.transport() == PortalConfig.Transport.SRP) {
+            // The config reads SRP portals; the SRP fabric that serves them is not here yet.
+            throw new ConfigException(config.source().toString(), "portals[" + index + "].transport",
+                    "transport: srp is not served yet");
+        }
         if (portal.transport() == PortalConfig.Transport.ISER) {
             bindIser(index, portal, key, address);
             return;

@@ -67,6 +67,29 @@ class AclReaderTest {
     }
 
     @Test
+    void srpInitiatorPortNamesAreAcceptedInLowercase() throws Exception {
+        // unquoted: the loader keeps 0x... as text, leading zeros and all
+        assertThat(load("[ 0x00000000000000000002C90300A0B1C2, { initiator: '0XFE800000000000000002c90300a0b1c3',"
+                + " luns: [0] }, iqn.2026-11.org.a:x ]"))
+                .containsExactly(AclConfig.allLuns("0x00000000000000000002c90300a0b1c2"),
+                        new AclConfig("0xfe800000000000000002c90300a0b1c3", List.of(0), List.of()),
+                        AclConfig.allLuns("iqn.2026-11.org.a:x"));
+    }
+
+    @Test
+    void srpInitiatorPortNamesAreExactly32HexDigitsAndOnceEach() {
+        String notAName = "targets[0].acl[0]: invalid iSCSI name '%s' (must start with iqn., eui. or naa., "
+                + "RFC 7143 4.2.7; or be an SRP initiator port name: 0x and 32 hex digits)";
+        String short31 = "0x" + "0".repeat(15) + "2c90300a0b1c2ab";
+        assertError("[ " + short31 + " ]", notAName.formatted(short31));
+        assertError("[ 0x" + "1".repeat(33) + " ]", notAName.formatted("0x" + "1".repeat(33)));
+        assertError("[ 0x" + "g".repeat(32) + " ]", notAName.formatted("0x" + "g".repeat(32)));
+        assertError("[ '" + "1".repeat(32) + "' ]", notAName.formatted("1".repeat(32)));
+        assertError("[ 0x0000000000000000000000000000ABCD, 0x0000000000000000000000000000abcd ]",
+                "targets[0].acl[1]: initiator '0x0000000000000000000000000000abcd' listed twice");
+    }
+
+    @Test
     void everyMistakeIsOneLineNamingItsKey() {
         assertError("[ { initiator: iqn.2026-11.org.b:y, luns: [3] } ]",
                 "targets[0].acl[0].luns[0]: LUN 3 is not a LUN of this target");
@@ -79,7 +102,8 @@ class AclReaderTest {
         assertError("[ { initiator: iqn.2026-11.org.b:y, lun: [0] } ]",
                 "targets[0].acl[0].lun: unknown key (expected one of: initiator, luns, read-only-luns)");
         assertError("[ { luns: [0] } ]", "targets[0].acl[0].initiator: missing (required)");
-        assertError("[ { initiator: bob } ]", "targets[0].acl[0].initiator: invalid iSCSI name 'bob' (must start with iqn., eui. or naa., RFC 7143 4.2.7)");
+        assertError("[ { initiator: bob } ]", "targets[0].acl[0].initiator: invalid iSCSI name 'bob' (must start with "
+                + "iqn., eui. or naa., RFC 7143 4.2.7; or be an SRP initiator port name: 0x and 32 hex digits)");
         assertError("[ iqn.2026-11.org.b:y, { initiator: iqn.2026-11.org.b:y, luns: [0] } ]",
                 "targets[0].acl[1].initiator: initiator 'iqn.2026-11.org.b:y' listed twice");
         assertError("[ \"*\", { initiator: iqn.2026-11.org.b:y, luns: [0] } ]",

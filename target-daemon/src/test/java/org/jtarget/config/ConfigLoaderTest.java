@@ -227,9 +227,24 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void srpIsAPortalTransport() throws Exception {
+        JtargetConfig c = load("portals:\n  - { name: s, listen: 127.0.0.1:3261, transport: srp }\n");
+        assertThat(c.portals()).containsExactly(new PortalConfig("s", "127.0.0.1", 3261, 1, AluaSetting.ACTIVE_OPTIMIZED,
+                false, PortalConfig.Transport.SRP));
+    }
+
+    @Test
     void badPortalTransport() {
         assertError("portals:\n  - { name: p, listen: 127.0.0.1:3260, transport: roce }\n",
-                "portals[0].transport: expected tcp or iser, got 'roce'");
+                "portals[0].transport: expected tcp, iser or srp, got 'roce'");
+        assertError("portals:\n  - { name: p, listen: 127.0.0.1:3260, transport: SRP }\n",
+                "portals[0].transport: expected tcp, iser or srp, got 'SRP'");
+    }
+
+    @Test
+    void unquotedHexIsTextSoIntegerKeysTakeDecimalOnly() {
+        assertError(withLuns("      - { lun: 0x1, backstore: ram0 }\n"),
+                "targets[0].luns[0].lun: expected an integer 0..16383, got '0x1'");
     }
 
     @Test

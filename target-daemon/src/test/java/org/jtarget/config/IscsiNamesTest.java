@@ -28,4 +28,12 @@ class IscsiNamesTest {
         assertThat(IscsiNames.problem("IQN.2001-04.com.example")).startsWith("invalid iSCSI name");
         assertThat(IscsiNames.problem("iqn.2001-04.com.example:" + "x".repeat(200))).contains("223 bytes");
     }
+
+    @Test
+    void otherFormsAreNamedOnlyForANameOfNoIscsiForm() {
+        assertThat(IscsiNames.problem("bob", "; or be X")).isEqualTo(
+                "invalid iSCSI name 'bob' (must start with iqn., eui. or naa., RFC 7143 4.2.7; or be X)");
+        assertThat(IscsiNames.problem("eui.0200456", "; or be X")).doesNotContain("or be X");
+        assertThat(IscsiNames.problem("eui.02004567A425678D", "; or be X")).isNull();
+    }
 }
