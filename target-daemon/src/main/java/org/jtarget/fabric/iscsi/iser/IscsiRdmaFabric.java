@@ -1,6 +1,7 @@
 package org.jtarget.fabric.iscsi.iser;
 
 import io.netty.util.concurrent.EventExecutorGroup;
+import org.jtarget.fabric.rdma.RegisteredMemory;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
 import org.jtarget.fabric.iscsi.IscsiTargetDefinition;

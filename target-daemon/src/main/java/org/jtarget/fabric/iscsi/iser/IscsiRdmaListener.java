@@ -3,6 +3,7 @@ package org.jtarget.fabric.iscsi.iser;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.EventExecutor;
+import org.jtarget.fabric.rdma.RegisteredMemory;
 import org.jtarget.fabric.iscsi.spi.IscsiEngine;
 import org.jtarget.fabric.iscsi.spi.IscsiTransport;
 import org.jtarget.rdma.CompletionQueue;

@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import org.jtarget.fabric.rdma.RdmaTransfers;
+import org.jtarget.fabric.rdma.RegisteredMemory;
 import org.jtarget.buffer.ByteBufCopy;
 import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
@@ -84,7 +86,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     private final int[] freeSends;
     private int freeSendCount;
     private final ArrayDeque<IscsiPdu> waitingSends = new ArrayDeque<>();
-    private final DataTransfers transfers;
+    private final RdmaTransfers<TaskTransfer> transfers;
     private final RemoteBufferTable remoteBuffers;
     private final IserHeader header = new IserHeader();
     private final PduParser parser = new PduParser(true);
@@ -133,7 +135,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
         this.heldLengths = new int[limits.receiveDepth()];
         this.sendBuffers = new ByteBuf[limits.sendDepth()];
         this.freeSends = new int[limits.sendDepth()];
-        this.transfers = new DataTransfers(limits.dataDepth());
+        this.transfers = new RdmaTransfers<>(limits.dataDepth());
         this.remoteBuffers = new RemoteBufferTable(limits.commands());
         for (int i = 0; i < POLL_BATCH; i++) {
             completions[i] = new WorkCompletion();

@@ -2,6 +2,7 @@ package org.jtarget.fabric.iscsi.iser;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoopGroup;
+import org.jtarget.fabric.rdma.RegisteredMemory;
 import org.jtarget.backstore.memory.MemoryBackstore;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.buffer.PinnedArena;

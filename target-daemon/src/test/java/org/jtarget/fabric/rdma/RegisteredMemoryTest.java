@@ -1,4 +1,4 @@
-package org.jtarget.fabric.iscsi.iser;
+package org.jtarget.fabric.rdma;
 
 import io.netty.buffer.ByteBuf;
 import org.jtarget.buffer.BufferPool;

@@ -1,4 +1,4 @@
-package org.jtarget.fabric.iscsi.iser;
+package org.jtarget.fabric.rdma;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -12,13 +12,13 @@ import org.jtarget.rdma.RdmaException;
 import java.util.EnumSet;
 
 /**
- * The memory iSER connections post work requests on: the buffer pool's pinned arena, registered
- * once in the fabric's protection domain (DESIGN 3), so that no I/O registers anything. Buffers
- * come from the pool's arena allocator; one that the arena could not hold (the allocator falls
- * back to ordinary pooled memory when full) is refused, never posted.
+ * The memory the RDMA fabrics' connections (iSER, SRP) post work requests on: the buffer pool's
+ * pinned arena, registered once in the fabric's protection domain (DESIGN 3), so that no I/O
+ * registers anything. Buffers come from the pool's arena allocator; one that the arena could not
+ * hold (the allocator falls back to ordinary pooled memory when full) is refused, never posted.
  *
- * <p>Local access only: the target is the requester of every RDMA READ and WRITE (RFC 7145), so
- * no rkey of this region ever leaves the daemon.
+ * <p>Local access only: the target is the requester of every RDMA READ and WRITE (RFC 7145, SRP
+ * r16a), so no rkey of this region ever leaves the daemon.
  */
 public final class RegisteredMemory implements AutoCloseable {
 
@@ -33,13 +33,13 @@ public final class RegisteredMemory implements AutoCloseable {
     /**
      * Registers the pool's pinned arena in {@code pd}.
      *
-     * @throws IllegalStateException if the pool has no pinned arena (iSER needs one)
+     * @throws IllegalStateException if the pool has no pinned arena (the RDMA fabrics need one)
      * @throws RdmaException         if the device refuses the registration
      */
     public static RegisteredMemory register(ProtectionDomain pd, BufferPool pool) throws RdmaException {
         PinnedArena arena = pool.pinnedArena();
         if (arena == null) {
-            throw new IllegalStateException("iSER needs the buffer pool's pinned arena (daemon.buffer-pool.pinned-size)");
+            throw new IllegalStateException("RDMA fabrics need the buffer pool's pinned arena (daemon.buffer-pool.pinned-size)");
         }
         return new RegisteredMemory(pool, pd.registerMemoryRegion(arena.segment(), EnumSet.of(AccessFlag.LOCAL_WRITE)));
     }

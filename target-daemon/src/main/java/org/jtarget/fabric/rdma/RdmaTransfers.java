@@ -1,26 +1,27 @@
-package org.jtarget.fabric.iscsi.iser;
+package org.jtarget.fabric.rdma;
 
 import io.netty.buffer.ByteBuf;
-import org.jtarget.fabric.iscsi.spi.TaskTransfer;
 
 /**
- * The RDMA READs and WRITEs of one iSER connection in flight, by slot (the slot is the work
+ * The RDMA READs and WRITEs of one connection in flight (iSER, SRP), by slot (the slot is the work
  * request's id): the registered buffer each one reads into or writes from, its length and, for a
- * READ of Data-Out, the task it fetches for. Preallocated arrays and a stack of free slots: a
+ * READ of data-out, the task it fetches for. Preallocated arrays and a stack of free slots: a
  * transfer allocates nothing. One thread: the connection's loop.
+ *
+ * @param <T> the fabric's task, what a completed READ is handed to
  */
-final class DataTransfers {
+public final class RdmaTransfers<T> {
 
     private final ByteBuf[] buffers;
     private final int[] lengths;
-    private final TaskTransfer[] tasks;
+    private final Object[] tasks;
     private final int[] free;
     private int freeCount;
 
-    DataTransfers(int capacity) {
+    public RdmaTransfers(int capacity) {
         buffers = new ByteBuf[capacity];
         lengths = new int[capacity];
-        tasks = new TaskTransfer[capacity];
+        tasks = new Object[capacity];
         free = new int[capacity];
         for (int i = capacity - 1; i >= 0; i--) {
             free[freeCount++] = i;
@@ -28,7 +29,7 @@ final class DataTransfers {
     }
 
     /** Takes a slot for {@code buf} (owned by the table until {@link #free}); -1 when all are in use. */
-    int take(ByteBuf buf, int length, TaskTransfer task) {
+    public int take(ByteBuf buf, int length, T task) {
         if (freeCount == 0) {
             return -1;
         }
@@ -40,16 +41,22 @@ final class DataTransfers {
     }
 
     /** The task a READ fetches for; null for a WRITE. */
-    TaskTransfer task(int slot) {
-        return tasks[slot];
+    @SuppressWarnings("unchecked")
+    public T task(int slot) {
+        return (T) tasks[slot];
     }
 
-    int length(int slot) {
+    public int length(int slot) {
         return lengths[slot];
     }
 
+    /** Slots in use. */
+    public int inFlight() {
+        return buffers.length - freeCount;
+    }
+
     /** Frees the slot and hands its buffer to the caller. */
-    ByteBuf free(int slot) {
+    public ByteBuf free(int slot) {
         ByteBuf b = buffers[slot];
         buffers[slot] = null;
         tasks[slot] = null;
@@ -58,7 +65,7 @@ final class DataTransfers {
     }
 
     /** The connection is gone: every buffer still held is released. */
-    void releaseAll() {
+    public void releaseAll() {
         for (int i = 0; i < buffers.length; i++) {
             if (buffers[i] != null) {
                 free(i).release();
