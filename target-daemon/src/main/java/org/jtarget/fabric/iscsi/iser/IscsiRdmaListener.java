@@ -6,6 +6,7 @@ import io.netty.util.concurrent.EventExecutor;
 import org.jtarget.fabric.rdma.RegisteredMemory;
 import org.jtarget.fabric.iscsi.spi.IscsiEngine;
 import org.jtarget.fabric.iscsi.spi.IscsiTransport;
+import org.jtarget.fabric.rdma.Decoded;
 import org.jtarget.rdma.CompletionQueue;
 import org.jtarget.rdma.ProtectionDomain;
 import org.jtarget.rdma.QueuePair;
@@ -97,12 +98,12 @@ public final class IscsiRdmaListener implements CmEventHandler {
     private void connectRequest(CmId id, byte[] privateData) {
         IserCmPrivateData request;
         switch (IserCmPrivateData.decode(privateData)) {
-            case IserDecoded.Malformed<IserCmPrivateData> m -> {
+            case Decoded.Malformed<IserCmPrivateData> m -> {
                 LOG.info("iSER connect request from {} rejected: {}", id.remoteAddress(), m.reason());
                 id.reject(new byte[0]);
                 return;
             }
-            case IserDecoded.Ok<IserCmPrivateData> ok -> request = ok.value();
+            case Decoded.Ok<IserCmPrivateData> ok -> request = ok.value();
         }
         IserCmPrivateData accept = IserCmPrivateData.acceptFor(request);
         // the transport runs where the provider moves the connection's bytes, if it has such a

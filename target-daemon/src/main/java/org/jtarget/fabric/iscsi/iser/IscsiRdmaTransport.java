@@ -15,6 +15,7 @@ import org.jtarget.fabric.iscsi.pdu.RejectReason;
 import org.jtarget.fabric.iscsi.spi.IscsiEngine;
 import org.jtarget.fabric.iscsi.spi.IscsiTransport;
 import org.jtarget.fabric.iscsi.spi.TaskTransfer;
+import org.jtarget.fabric.rdma.Decoded;
 import org.jtarget.rdma.CompletionQueue;
 import org.jtarget.rdma.Errno;
 import org.jtarget.rdma.QueuePair;
@@ -761,8 +762,8 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     /** RFC 7145 9.3-9.4: answer a Hello with the HelloReply (version 1 or a reject). */
     private void hello(ByteBuf ring, int length) {
         switch (IserHello.decodeHello(ring, 0, length)) {
-            case IserDecoded.Malformed<IserHello.Hello> m -> fail(m.reason());
-            case IserDecoded.Ok<IserHello.Hello> ok -> {
+            case Decoded.Malformed<IserHello.Hello> m -> fail(m.reason());
+            case Decoded.Ok<IserHello.Hello> ok -> {
                 IserHello.HelloReply reply = IserHello.answer(ok.value(), limits.readsPerTask());
                 if (freeSendCount == 0) {
                     fail("no send buffer for the HelloReply");

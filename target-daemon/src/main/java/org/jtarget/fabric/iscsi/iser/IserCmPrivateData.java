@@ -1,5 +1,7 @@
 package org.jtarget.fabric.iscsi.iser;
 
+import org.jtarget.fabric.rdma.Decoded;
+
 /**
  * The iSER CM header in the private data of the connection manager's connect request and accept
  * (RFC 7145 Annex A; Linux {@code struct iser_cm_hdr}, include/scsi/iser.h): one flags byte and
@@ -44,15 +46,15 @@ public record IserCmPrivateData(boolean zeroBasedAddressingUnsupported, boolean 
      * {@link #LEGACY_INITIATOR}; one to three bytes cannot be an iSER CM header. Bytes beyond the
      * four are ignored (a transport may pad private data).
      */
-    public static IserDecoded<IserCmPrivateData> decode(byte[] privateData) {
+    public static Decoded<IserCmPrivateData> decode(byte[] privateData) {
         if (privateData == null || privateData.length == 0) {
-            return IserDecoded.ok(LEGACY_INITIATOR);
+            return Decoded.ok(LEGACY_INITIATOR);
         }
         if (privateData.length < LENGTH) {
-            return IserDecoded.malformed("iSER CM header of " + privateData.length + " bytes, expected " + LENGTH);
+            return Decoded.malformed("iSER CM header of " + privateData.length + " bytes, expected " + LENGTH);
         }
         int flags = privateData[0] & 0xff;
-        return IserDecoded.ok(new IserCmPrivateData((flags & ZBVA_NOT_SUPPORTED) != 0,
+        return Decoded.ok(new IserCmPrivateData((flags & ZBVA_NOT_SUPPORTED) != 0,
                 (flags & SEND_WITH_INVALIDATE_NOT_SUPPORTED) != 0));
     }
 

@@ -1,6 +1,7 @@
 package org.jtarget.fabric.iscsi.iser;
 
 import io.netty.buffer.ByteBuf;
+import org.jtarget.fabric.rdma.Decoded;
 
 /**
  * iSER's Hello and HelloReply messages (RFC 7145 9.3, 9.4), exchanged on iWARP before the login
@@ -37,29 +38,29 @@ public final class IserHello {
     }
 
     /** Decodes a Hello of {@code length} bytes at {@code index}. */
-    public static IserDecoded<Hello> decodeHello(ByteBuf in, int index, int length) {
+    public static Decoded<Hello> decodeHello(ByteBuf in, int index, int length) {
         String bad = check(in, index, length, IserHeader.HELLO);
         if (bad != null) {
-            return IserDecoded.malformed(bad);
+            return Decoded.malformed(bad);
         }
         int versions = in.getUnsignedByte(index + 1);
         int max = versions >>> 4;
         int min = versions & 0x0f;
         if (min > max) {
-            return IserDecoded.malformed("Hello with MinVer " + min + " above MaxVer " + max);
+            return Decoded.malformed("Hello with MinVer " + min + " above MaxVer " + max);
         }
-        return IserDecoded.ok(new Hello(max, min, in.getUnsignedShort(index + 2)));
+        return Decoded.ok(new Hello(max, min, in.getUnsignedShort(index + 2)));
     }
 
     /** Decodes a HelloReply of {@code length} bytes at {@code index}. */
-    public static IserDecoded<HelloReply> decodeHelloReply(ByteBuf in, int index, int length) {
+    public static Decoded<HelloReply> decodeHelloReply(ByteBuf in, int index, int length) {
         String bad = check(in, index, length, IserHeader.HELLO_REPLY);
         if (bad != null) {
-            return IserDecoded.malformed(bad);
+            return Decoded.malformed(bad);
         }
         int versions = in.getUnsignedByte(index + 1);
         boolean rejected = (in.getUnsignedByte(index) & REJECT_FLAG) != 0;
-        return IserDecoded.ok(new HelloReply(rejected, versions >>> 4, versions & 0x0f, in.getUnsignedShort(index + 2)));
+        return Decoded.ok(new HelloReply(rejected, versions >>> 4, versions & 0x0f, in.getUnsignedShort(index + 2)));
     }
 
     private static String check(ByteBuf in, int index, int length, int opcode) {

@@ -3,6 +3,7 @@ package org.jtarget.fabric.iscsi.iser;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import org.jtarget.fabric.rdma.Decoded;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,14 +67,14 @@ class IserCodecsTest {
         ByteBuf in = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump("20110010" + "00".repeat(8)));
         IserHeader h = new IserHeader();
         assertThat(h.decode(in, 0, 12)).isEqualTo(IserHeader.Status.HELLO);
-        IserDecoded<IserHello.Hello> hello = IserHello.decodeHello(in, 0, 12);
-        assertThat(hello).isEqualTo(IserDecoded.ok(new IserHello.Hello(1, 1, 16)));
+        Decoded<IserHello.Hello> hello = IserHello.decodeHello(in, 0, 12);
+        assertThat(hello).isEqualTo(Decoded.ok(new IserHello.Hello(1, 1, 16)));
 
         IserHello.HelloReply reply = IserHello.answer(new IserHello.Hello(1, 1, 16), 4);
         ByteBuf out = Unpooled.buffer();
         IserHello.encodeHelloReply(out, reply);
         assertThat(ByteBufUtil.hexDump(out)).isEqualTo("30110004" + "00".repeat(8));
-        assertThat(IserHello.decodeHelloReply(out, 0, 12)).isEqualTo(IserDecoded.ok(reply));
+        assertThat(IserHello.decodeHelloReply(out, 0, 12)).isEqualTo(Decoded.ok(reply));
     }
 
     @Test
@@ -89,24 +90,24 @@ class IserCodecsTest {
     @Test
     void malformedHellosNameTheirFault() {
         ByteBuf inverted = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump("20120010" + "00".repeat(8)));
-        assertThat(IserHello.decodeHello(inverted, 0, 12)).isInstanceOf(IserDecoded.Malformed.class);
+        assertThat(IserHello.decodeHello(inverted, 0, 12)).isInstanceOf(Decoded.Malformed.class);
         ByteBuf reply = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump("30110004" + "00".repeat(8)));
         assertThat(IserHello.decodeHello(reply, 0, 12))
-                .isEqualTo(IserDecoded.malformed("iSER opcode 0x3 where 0x2 was expected"));
-        assertThat(IserHello.decodeHelloReply(reply, 0, 8)).isInstanceOf(IserDecoded.Malformed.class);
+                .isEqualTo(Decoded.malformed("iSER opcode 0x3 where 0x2 was expected"));
+        assertThat(IserHello.decodeHelloReply(reply, 0, 8)).isInstanceOf(Decoded.Malformed.class);
         assertThat(IserHello.decodeHello(Unpooled.wrappedBuffer(new byte[5]), 0, 12))
-                .isInstanceOf(IserDecoded.Malformed.class); // fewer bytes than the length claims
+                .isInstanceOf(Decoded.Malformed.class); // fewer bytes than the length claims
     }
 
     @Test
     void cmRequestOfLinuxIserDeclaresNoZeroBasedAddressing() {
-        IserDecoded<IserCmPrivateData> linux = IserCmPrivateData.decode(new byte[] {(byte) 0x80, 0, 0, 0});
-        assertThat(linux).isEqualTo(IserDecoded.ok(new IserCmPrivateData(true, false)));
+        Decoded<IserCmPrivateData> linux = IserCmPrivateData.decode(new byte[] {(byte) 0x80, 0, 0, 0});
+        assertThat(linux).isEqualTo(Decoded.ok(new IserCmPrivateData(true, false)));
         assertThat(IserCmPrivateData.decode(new byte[] {(byte) 0xc0, 0, 0, 0, 9, 9}))
-                .isEqualTo(IserDecoded.ok(new IserCmPrivateData(true, true)));
-        assertThat(IserCmPrivateData.decode(new byte[0])).isEqualTo(IserDecoded.ok(IserCmPrivateData.LEGACY_INITIATOR));
+                .isEqualTo(Decoded.ok(new IserCmPrivateData(true, true)));
+        assertThat(IserCmPrivateData.decode(new byte[0])).isEqualTo(Decoded.ok(IserCmPrivateData.LEGACY_INITIATOR));
         assertThat(IserCmPrivateData.decode(new byte[] {(byte) 0x80, 0}))
-                .isEqualTo(IserDecoded.malformed("iSER CM header of 2 bytes, expected 4"));
+                .isEqualTo(Decoded.malformed("iSER CM header of 2 bytes, expected 4"));
     }
 
     @Test
