@@ -1,0 +1,53 @@
+package org.jtarget.fabric.srp;
+
+import org.jtarget.buffer.ScatterList;
+import org.jtarget.scsi.spi.ScsiCommand;
+
+/**
+ * One SRP_CMD of a channel on its way through the core (the command's fabric context), pooled per
+ * channel: a channel has one per credit, so an initiator within its request limit always finds one.
+ */
+final class SrpTask {
+
+    final int index;
+    final ScsiCommand cmd = new ScsiCommand();
+    final ScatterList dataOutSegments = new ScatterList();
+    /** Where data-out comes from (RDMA READ) and data-in goes (RDMA WRITE) in the initiator's memory. */
+    final RemoteBuffers dataOutBuffers = new RemoteBuffers();
+    final RemoteBuffers dataInBuffers = new RemoteBuffers();
+    final RemoteBuffers.Cursor readCursor = new RemoteBuffers.Cursor();
+
+    /** The SRP_CMD's tag, echoed in its SRP_RSP. */
+    long tag;
+    /** The data-out came as immediate data in the SRP_CMD (SRP-2): no RDMA READ. */
+    boolean immediate;
+    /** Data-out bytes to fetch, asked for by READs so far, arrived so far; READs in flight. */
+    int wanted;
+    int requested;
+    int received;
+    int outstanding;
+    boolean inUse;
+    /** Its SRP_RSP waits for a free send buffer. */
+    boolean responseWaiting;
+
+    SrpTask(int index) {
+        this.index = index;
+    }
+
+    /** Clears the task for its next command; its buffers were released with the command's. */
+    void reset() {
+        cmd.reset();
+        dataOutSegments.clear();
+        dataOutBuffers.clear();
+        dataInBuffers.clear();
+        readCursor.reset();
+        tag = 0;
+        immediate = false;
+        wanted = 0;
+        requested = 0;
+        received = 0;
+        outstanding = 0;
+        inUse = false;
+        responseWaiting = false;
+    }
+}
