@@ -19,8 +19,8 @@ import java.util.Set;
  * What a config reload (SIGHUP) changes, found by comparing the running config with the new one:
  * targets added or removed, LUNs added to or removed from a kept target, ACLs changed, and the
  * backstores that appear or disappear with them. Anything else (daemon settings, portals, the
- * rdma section, a kept backstore's definition, a kept target's alias, portals or CHAP, a kept
- * LUN's settings) needs a restart: {@link #between} refuses it with one line naming the first
+ * rdma section, a kept backstore's definition, a kept target's alias, portals, CHAP or SRP target
+ * port identifier, a kept LUN's settings) needs a restart: {@link #between} refuses it with one line naming the first
  * such key, and nothing is changed.
  *
  * @param addedTargets      targets of the new config only
@@ -98,6 +98,7 @@ record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTarget
             requireSame(source, key + ".alias", before.alias(), t.alias());
             requireSame(source, key + ".portals", before.portalNames(), t.portalNames());
             requireSame(source, key + ".chap", before.chap(), t.chap());
+            requireSame(source, key + ".srp", before.srp(), t.srp());
             lunChanges(source, key, before, t, addedLuns, removedLuns);
             if (!before.acl().equals(t.acl())) {
                 aclChanged.add(t);

@@ -12,6 +12,7 @@ import org.jtarget.config.JtargetConfig;
 import org.jtarget.config.LunConfig;
 import org.jtarget.config.PortalConfig;
 import org.jtarget.config.TargetConfig;
+import org.jtarget.fabric.srp.SrpTargetSettings;
 import org.jtarget.fabric.iscsi.ChapCredentials;
 import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
 import org.jtarget.fabric.iscsi.IscsiTargetSettings;
@@ -72,10 +73,12 @@ public final class TargetRuntime implements DaemonRuntime {
     private IscsiTcpFabric fabric;
     /** The iSER portals' fabric, or null when no portal is {@code transport: iser}. */
     private IserFabricRuntime iser;
+    /** The SRP portals' fabric, or null when no portal is {@code transport: srp}. */
+    private SrpFabricRuntime srp;
     /** The {@code rdma:} store endpoints, or null when the config has none. */
     private RdmaEndpointRuntime rdma;
     /** The live targets, their LUs and ACLs (EXTENDED COPY may copy between any of their LUs). */
-    private TargetRegistry registry;
+    private volatile TargetRegistry registry; // volatile: SRP logins look targets up from the connection manager's thread
     private MediumWatch mediumWatch;
     private final Map<Path, FileMediumProbe> probes = new HashMap<>();
 
@@ -127,7 +130,17 @@ public final class TargetRuntime implements DaemonRuntime {
         }
         return new TargetRegistry.TargetSpec(target.iqn(), luns, nodeAcl(target),
                 new TargetPortGroups(new ArrayList<>(groups.values())), target.portalNames(),
-                Map.of(IscsiTargetSettings.class, new IscsiTargetSettings(target.alias(), chap(target.chap()))));
+                fabricSettings(target));
+    }
+
+    /** iSCSI's alias and CHAP for every target; the SRP target port identifier of one with {@code srp:}. */
+    private static Map<Class<?>, Object> fabricSettings(TargetConfig target) {
+        Map<Class<?>, Object> settings = new HashMap<>();
+        settings.put(IscsiTargetSettings.class, new IscsiTargetSettings(target.alias(), chap(target.chap())));
+        if (target.srp() != null) {
+            settings.put(SrpTargetSettings.class, new SrpTargetSettings(target.srp().targetPortName()));
+        }
+        return settings;
     }
 
     private LogicalUnitDefinition lunDefinition(LunConfig lun) {
@@ -282,9 +295,8 @@ public final class TargetRuntime implements DaemonRuntime {
         String key = "portals[" + index + "].listen";
         String address = hostPort(portal.host(), portal.port());
         if (portal.transport() == PortalConfig.Transport.SRP) {
-            // The config reads SRP portals; the SRP fabric that serves them is not here yet.
-            throw new ConfigException(config.source().toString(), "portals[" + index + "].transport",
-                    "transport: srp is not served yet");
+            bindSrp(index, portal, key, address);
+            return;
         }
         if (portal.transport() == PortalConfig.Transport.ISER) {
             bindIser(index, portal, key, address);
@@ -315,6 +327,22 @@ public final class TargetRuntime implements DaemonRuntime {
         }
     }
 
+    private void bindSrp(int index, PortalConfig portal, String key, String address) throws ConfigException {
+        try {
+            if (srp == null) {
+                srp = SrpFabricRuntime.start(pool, workerGroup, () -> registry); // no lock: stop() holds it while SRP drains
+            }
+        } catch (IllegalStateException | RdmaException e) {
+            throw new ConfigException(config.source().toString(), "portals[" + index + "].transport", e.getMessage(), e);
+        }
+        try {
+            srp.bind(portal);
+        } catch (RdmaException e) {
+            throw new ConfigException(config.source().toString(), key, address + ": cannot listen for SRP: "
+                    + e.getMessage(), e);
+        }
+    }
+
     /** {@code host:port} as the config writes it: an IPv6 literal in brackets. */
     static String hostPort(String host, int port) {
         return host.contains(":") ? "[" + host + "]:" + port : host + ":" + port;
@@ -339,6 +367,10 @@ public final class TargetRuntime implements DaemonRuntime {
         if (iser != null) {
             iser.close(remaining(deadline));
             iser = null;
+        }
+        if (srp != null) {
+            srp.close(remaining(deadline)); // SRP_T_LOGOUT to every channel
+            srp = null;
         }
         if (ioExecutors != null) {
             if (!ioExecutors.shutdown(remaining(deadline))) {

@@ -2,39 +2,135 @@ package org.jtarget.daemon;
 
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.ConfigLoader;
+import org.jtarget.fabric.rdma.Decoded;
+import org.jtarget.fabric.srp.SrpTestInitiator;
+import org.jtarget.fabric.srp.iu.SrpLoginReject;
+import org.jtarget.fabric.srp.iu.SrpPortId;
+import org.jtarget.rdma.TcpProviderFixture;
+import org.jtarget.rdma.cm.CmEvent;
+import org.jtarget.rdma.cm.CmEventType;
+import org.jtarget.scsi.spi.ScsiStatus;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The config reads {@code transport: srp} portals; until the SRP fabric lands the daemon refuses to start with one. */
+/**
+ * The daemon with a portal marked {@code transport: srp}: an SRP initiator over the iwarp provider
+ * logs in to the target whose {@code srp:} identifier it names, as the ACL allows, and moves data;
+ * another identifier, or an initiator port the ACL does not list, is refused.
+ */
 class SrpPortalRuntimeTest {
+
+    private static final SrpPortId TARGET_PORT = SrpPortId.of(0x0123456789abcdefL, 0x00a0b1c2d3e4f501L);
+    private static final String CONFIG = """
+                daemon: { buffer-pool: { pinned-size: %s, pin: true } }
+                portals:
+                  - { name: tcp, listen: "127.0.0.1:%d" }
+                  - { name: srp, listen: "127.0.0.1:%d", portal-group-tag: 3, transport: srp }
+                backstores:
+                  - { name: ram0, type: memory, size: 4MiB }
+                targets:
+                  - iqn: iqn.2026-11.org.jtarget:srp
+                    portals: [tcp, srp]
+                    acl: [%s]
+                    srp: { id-ext: 0x0123456789abcdef, ioc-guid: 0x00a0b1c2d3e4f501 }
+                    luns: [ { lun: 0, backstore: ram0 } ]
+                """;
 
     @TempDir
     Path dir;
 
-    @Test
-    void anSrpPortalIsAOneLineConfigErrorAtStart() throws Exception {
-        Path file = Files.writeString(dir.resolve("jtarget.yaml"), """
-                daemon: { buffer-pool: { pinned-size: 0 } }
-                portals:
-                  - { name: srp, listen: "127.0.0.1:3261", transport: srp }
-                targets:
-                  - iqn: iqn.2026-11.org.jtarget:srp
-                    portals: [srp]
-                    acl: ["*"]
-                    srp: { id-ext: 0x1, ioc-guid: 0x2 }
-                """);
-        TargetRuntime runtime = new TargetRuntime(ConfigLoader.load(file));
-        try {
-            assertThatThrownBy(runtime::start).isInstanceOf(ConfigException.class)
-                    .hasMessage(file + ": portals[0].transport: transport: srp is not served yet");
-        } finally {
+    private final TcpProviderFixture client = new TcpProviderFixture(1);
+    private TargetRuntime runtime;
+
+    @AfterEach
+    void tearDown() {
+        if (runtime != null) {
             runtime.stop(Duration.ofSeconds(5));
         }
+        client.close();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private int start(String pinnedSize, String acl) throws Exception {
+        int port = freePort();
+        Path file = Files.writeString(dir.resolve("jtarget.yaml"), CONFIG.formatted(pinnedSize, freePort(), port, acl));
+        runtime = new TargetRuntime(ConfigLoader.load(file));
+        try {
+            runtime.start();
+        } catch (ConfigException e) {
+            Assumptions.assumeFalse(e.getMessage().contains("not pinned"), "mlock refused: " + e.getMessage());
+            throw e;
+        }
+        return port;
+    }
+
+    @Test
+    void anSrpPortalServesTheTargetOfItsIdentifier() throws Exception {
+        int port = start("6MiB", "\"" + SrpTestInitiator.INITIATOR_PORT.name() + "\"");
+        try (SrpTestInitiator initiator = new SrpTestInitiator(client.device)) {
+            CmEvent e = initiator.connect(client.cm, new InetSocketAddress("127.0.0.1", port),
+                    SrpTestInitiator.linuxLogin(TARGET_PORT));
+            assertThat(e.type()).isEqualTo(CmEventType.ESTABLISHED);
+            int n = 64 << 10;
+            for (int i = 0; i < n; i++) {
+                initiator.memory.setByte(SrpTestInitiator.WRITE_AREA + i, i * 13);
+            }
+            assertThat(initiator.write(0, new byte[] {0x2a, 0, 0, 0, 0, 8, 0, 0, (byte) 128, 0}, n).status())
+                    .isEqualTo(ScsiStatus.GOOD);
+            assertThat(initiator.read(0, new byte[] {0x28, 0, 0, 0, 0, 8, 0, 0, (byte) 128, 0}, n).status())
+                    .isEqualTo(ScsiStatus.GOOD);
+            assertThat(initiator.memory.slice(SrpTestInitiator.READ_AREA, n))
+                    .isEqualTo(initiator.memory.slice(SrpTestInitiator.WRITE_AREA, n));
+            // VPD 0x83 names the SRP target port: protocol identifier 4, "0x" and the 32 hex digits
+            assertThat(initiator.read(0, new byte[] {0x12, 1, (byte) 0x83, 0, (byte) 255, 0}, 255).status())
+                    .isEqualTo(ScsiStatus.GOOD);
+            byte[] page = new byte[255];
+            initiator.memory.getBytes(SrpTestInitiator.READ_AREA, page);
+            assertThat(new String(page, java.nio.charset.StandardCharsets.US_ASCII)).contains(TARGET_PORT.name());
+        }
+    }
+
+    @Test
+    void anotherIdentifierOrAnInitiatorOutsideTheAclIsRefused() throws Exception {
+        int port = start("6MiB", "\"0x" + "0".repeat(31) + "1\"");
+        InetSocketAddress portal = new InetSocketAddress("127.0.0.1", port);
+        try (SrpTestInitiator initiator = new SrpTestInitiator(client.device)) {
+            assertThat(rejectReason(initiator.connect(client.cm, portal, SrpTestInitiator.linuxLogin(TARGET_PORT))))
+                    .isEqualTo(SrpLoginReject.UNABLE_TO_ESTABLISH_CHANNEL);
+        }
+        try (SrpTestInitiator initiator = new SrpTestInitiator(client.device)) {
+            assertThat(rejectReason(initiator.connect(client.cm, portal,
+                    SrpTestInitiator.linuxLogin(SrpPortId.of(1, 2))))).isEqualTo(SrpLoginReject.UNABLE_TO_ESTABLISH_CHANNEL);
+        }
+    }
+
+    @Test
+    void anSrpPortalWithoutAPinnedArenaIsAOneLineConfigError() {
+        assertThatThrownBy(() -> start("0", "\"*\""))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("portals[1].transport")
+                .hasMessageContaining("pinned-size");
+    }
+
+    private static int rejectReason(CmEvent e) {
+        assertThat(e.type()).isEqualTo(CmEventType.REJECTED);
+        return ((Decoded.Ok<SrpLoginReject>) SrpLoginReject.decode(e.privateData())).value().reason();
     }
 }
