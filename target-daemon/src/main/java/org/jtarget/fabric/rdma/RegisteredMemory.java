@@ -7,6 +7,9 @@ import org.jtarget.buffer.PinnedArena;
 import org.jtarget.rdma.AccessFlag;
 import org.jtarget.rdma.MemoryRegion;
 import org.jtarget.rdma.ProtectionDomain;
+import org.jtarget.rdma.QueuePair;
+import org.jtarget.rdma.WorkRequest;
+import org.jtarget.rdma.WorkRequestOpcode;
 import org.jtarget.rdma.RdmaException;
 
 import java.util.EnumSet;
@@ -21,6 +24,9 @@ import java.util.EnumSet;
  * r16a), so no rkey of this region ever leaves the daemon.
  */
 public final class RegisteredMemory implements AutoCloseable {
+
+    /** The smallest RDMA READ or WRITE chunk {@link #chunk} falls back to. */
+    public static final int MIN_CHUNK = 4096;
 
     private final BufferPool pool;
     private final MemoryRegion region;
@@ -66,6 +72,45 @@ public final class RegisteredMemory implements AutoCloseable {
     /** True if bytes {@code [index, index + length)} of {@code b} lie in the registered region. */
     public boolean contains(ByteBuf b, int index, int length) {
         return b.hasMemoryAddress() && region.offsetOf(b.memoryAddress() + index, length) >= 0;
+    }
+
+    /**
+     * A registered buffer of {@code length} bytes for one RDMA READ or WRITE or, when the arena has
+     * none that large (its slots split into smaller ones), of the largest smaller size class it
+     * has, down to {@link #MIN_CHUNK}: the next size tried is the largest power of two below the
+     * last, so the pieces a split slot leaves are used whole. Its capacity is the chunk's length;
+     * null when not even {@link #MIN_CHUNK} bytes are free.
+     */
+    public ByteBuf chunk(int length) {
+        ByteBuf b = buffer(length);
+        while (b == null && length > MIN_CHUNK) {
+            length = Math.max(MIN_CHUNK, Integer.highestOneBit(length - 1));
+            b = buffer(length);
+        }
+        return b;
+    }
+
+    /** Posts a receive of the whole of {@code b} (a registered buffer) as {@code wrId}; the errno. */
+    public int postReceive(QueuePair qp, WorkRequest wr, long wrId, ByteBuf b) {
+        wr.reset();
+        wr.wrId = wrId;
+        wr.addSge(address(b, 0), b.capacity(), lkey());
+        return qp.postRecv(wr);
+    }
+
+    /**
+     * Posts an RDMA READ into, or WRITE from, {@code length} bytes of {@code buf} at {@code index}
+     * (registered) as {@code wrId}, at {@code remoteAddress} of the peer's {@code rkey}; the errno.
+     */
+    public int postTransfer(QueuePair qp, WorkRequest wr, long wrId, WorkRequestOpcode opcode, ByteBuf buf, int index,
+                            int length, long remoteAddress, int rkey) {
+        wr.reset();
+        wr.wrId = wrId;
+        wr.opcode = opcode;
+        wr.remoteAddress = remoteAddress;
+        wr.rkey = rkey;
+        wr.addSge(address(buf, index), length, lkey());
+        return qp.postSend(wr);
     }
 
     /** The virtual address of byte {@code index} of a buffer that {@link #contains} accepted. */

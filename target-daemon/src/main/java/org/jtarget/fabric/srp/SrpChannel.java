@@ -3,6 +3,8 @@ package org.jtarget.fabric.srp;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.EventExecutor;
 import org.jtarget.buffer.ByteBufCopy;
+import org.jtarget.fabric.rdma.BufferSlots;
+import org.jtarget.fabric.rdma.CompletionPoller;
 import org.jtarget.fabric.rdma.RdmaTransfers;
 import org.jtarget.fabric.rdma.RegisteredMemory;
 import org.jtarget.fabric.srp.iu.SrpLogout;
@@ -20,7 +22,6 @@ import org.jtarget.scsi.spi.TargetCore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -48,9 +49,6 @@ public final class SrpChannel {
     private static final long SEND = 2L << 60;
     private static final long DATA = 3L << 60;
     private static final long KIND_MASK = 0xfL << 60;
-    private static final int POLL_BATCH = 32;
-    /** The smallest RDMA chunk when the arena has no free buffer as large as a transfer wants. */
-    private static final int MIN_CHUNK = 4096;
 
     private final QueuePair qp;
     private final CompletionQueue cq;
@@ -62,16 +60,12 @@ public final class SrpChannel {
     private final Consumer<SrpChannel> onEnd;
     private final SrpCommands commands;
 
-    private final ByteBuf[] receiveRing;
-    private final ByteBuf[] sendBuffers;
-    private final int[] freeSends;
-    private int freeSendCount;
+    private final CompletionPoller poller;
+    private final BufferSlots receiveRing;
+    private final BufferSlots sendBuffers;
     private final RdmaTransfers<SrpTask> transfers;
     private final WorkRequest wr = new WorkRequest(1);
     private final RemoteBuffers.Cursor writeCursor = new RemoteBuffers.Cursor();
-    private final WorkCompletion[] completions = new WorkCompletion[POLL_BATCH];
-    private final AtomicBoolean pollScheduled = new AtomicBoolean();
-    private final Runnable pollTask = this::pollCompletions;
 
     private boolean active;
     private boolean closing;
@@ -83,7 +77,8 @@ public final class SrpChannel {
      * @param immediateDataOffset where immediate data starts in an SRP_CMD, or -1 when not agreed
      * @param onEnd      told once, on the loop, when the channel is gone (after the core let go of its commands)
      */
-    public SrpChannel(QueuePair qp, CompletionQueue cq, CmId id, EventExecutor loop, RegisteredMemory memory,
+    public SrpChannel(QueuePair qp, CompletionQueue cq, CompletionPoller poller, CmId id, EventExecutor loop,
+                      RegisteredMemory memory,
                       SrpLimits limits, int itIuLength, int immediateDataOffset, ITNexus nexus, TargetCore core,
                       Consumer<SrpChannel> onEnd) {
         this.qp = qp;
@@ -94,13 +89,10 @@ public final class SrpChannel {
         this.limits = limits;
         this.itIuLength = itIuLength;
         this.onEnd = onEnd;
-        this.receiveRing = new ByteBuf[limits.receiveDepth()];
-        this.sendBuffers = new ByteBuf[limits.sendDepth()];
-        this.freeSends = new int[limits.sendDepth()];
+        this.poller = poller;
+        this.receiveRing = new BufferSlots(limits.receiveDepth());
+        this.sendBuffers = new BufferSlots(limits.sendDepth());
         this.transfers = new RdmaTransfers<>(limits.dataDepth());
-        for (int i = 0; i < POLL_BATCH; i++) {
-            completions[i] = new WorkCompletion();
-        }
         this.commands = new SrpCommands(this, limits, immediateDataOffset, nexus, core);
     }
 
@@ -111,36 +103,25 @@ public final class SrpChannel {
      * @return null, or why the channel cannot be served
      */
     public String prepare() {
-        for (int i = 0; i < receiveRing.length; i++) {
-            receiveRing[i] = memory.buffer(itIuLength);
-            if (receiveRing[i] == null) {
-                return "no registered memory for the receive ring";
-            }
-            if (!postReceive(i)) {
+        String shortage = receiveRing.carve(memory, itIuLength, "receive ring");
+        if (shortage == null) {
+            shortage = sendBuffers.carve(memory, SrpLimits.MAX_TI_IU_LENGTH, "send buffers");
+        }
+        if (shortage != null) {
+            return shortage;
+        }
+        for (int i = 0; i < receiveRing.count(); i++) {
+            if (memory.postReceive(qp, wr, RECEIVE | i, receiveRing.get(i)) != Errno.OK) {
                 return "cannot post receive " + i;
             }
         }
-        for (int i = 0; i < sendBuffers.length; i++) {
-            sendBuffers[i] = memory.buffer(SrpLimits.MAX_TI_IU_LENGTH);
-            if (sendBuffers[i] == null) {
-                return "no registered memory for the send buffers";
-            }
-            freeSends[freeSendCount++] = i;
-        }
-        cq.requestNotify(false);
+        poller.attach(cq, this::completed, () -> gone, () -> fail("completion queue overflow"));
         return null;
     }
 
     /** The connection is accepted: IUs are served from now on. On the loop. */
     public void start() {
         active = true;
-    }
-
-    /** The completion queue's event (any thread): poll on the loop. */
-    public void completionEvent() {
-        if (pollScheduled.compareAndSet(false, true)) {
-            loop.execute(pollTask);
-        }
     }
 
     /** The channel's event loop. */
@@ -224,22 +205,17 @@ public final class SrpChannel {
 
     /** Takes a free send buffer (cleared): its slot, or -1 when every one is in flight. */
     int takeSend() {
-        if (freeSendCount == 0) {
-            return -1;
-        }
-        int slot = freeSends[--freeSendCount];
-        sendBuffers[slot].clear();
-        return slot;
+        return sendBuffers.take();
     }
 
     /** The send buffer of a slot {@link #takeSend} gave: the IU is written at its writer index. */
     ByteBuf sendBuffer(int slot) {
-        return sendBuffers[slot];
+        return sendBuffers.get(slot);
     }
 
     /** Whether a send buffer is free. */
     boolean canSend() {
-        return freeSendCount > 0 && !closing && !gone;
+        return sendBuffers.freeCount() > 0 && !closing && !gone;
     }
 
     /**
@@ -249,7 +225,7 @@ public final class SrpChannel {
      * memory when it has the response). Returns whether it went.
      */
     boolean postSend(int slot, boolean fence, String what) {
-        ByteBuf b = sendBuffers[slot];
+        ByteBuf b = sendBuffers.get(slot);
         wr.reset();
         wr.wrId = SEND | slot;
         wr.addSge(memory.address(b, 0), b.writerIndex(), memory.lkey());
@@ -260,7 +236,7 @@ public final class SrpChannel {
         if (rc == Errno.OK) {
             return true;
         }
-        freeSends[freeSendCount++] = slot;
+        sendBuffers.give(slot);
         fail(what + " refused by the queue pair (errno " + rc + ")");
         return false;
     }
@@ -283,9 +259,9 @@ public final class SrpChannel {
             if (memory.contains(data, fromIndex, n)) {
                 from = data.retain(); // the store's arena buffer goes out as it is
             } else {
-                from = registeredChunk(n); // a store buffer outside the registered arena: one copy
+                from = memory.chunk(n); // a store buffer outside the registered arena: one copy
                 if (from == null) {
-                    fail("no registered memory for " + Math.min(n, MIN_CHUNK) + " bytes of data-in");
+                    fail("no registered memory for " + Math.min(n, RegisteredMemory.MIN_CHUNK) + " bytes of data-in");
                     return false;
                 }
                 n = from.capacity();
@@ -315,9 +291,9 @@ public final class SrpChannel {
                 fail("data-out beyond the initiator's descriptors");
                 return;
             }
-            ByteBuf into = registeredChunk(n);
+            ByteBuf into = memory.chunk(n);
             if (into == null) {
-                fail("no registered memory for " + Math.min(n, MIN_CHUNK) + " bytes of data-out");
+                fail("no registered memory for " + Math.min(n, RegisteredMemory.MIN_CHUNK) + " bytes of data-out");
                 return;
             }
             n = into.capacity();
@@ -331,20 +307,6 @@ public final class SrpChannel {
         }
     }
 
-    /**
-     * A registered buffer of {@code length} bytes or, when the arena has none that large, of the
-     * largest smaller power of two it has, down to {@link #MIN_CHUNK}; its capacity is the chunk's
-     * length. Null when not even that is free.
-     */
-    private ByteBuf registeredChunk(int length) {
-        ByteBuf b = memory.buffer(length);
-        while (b == null && length > MIN_CHUNK) {
-            length = Math.max(MIN_CHUNK, Integer.highestOneBit(length - 1));
-            b = memory.buffer(length);
-        }
-        return b;
-    }
-
     private boolean postData(WorkRequestOpcode opcode, ByteBuf buf, int index, int length, long remoteAddress,
                              int rkey, SrpTask task) {
         int slot = transfers.take(buf, length, task);
@@ -353,13 +315,7 @@ public final class SrpChannel {
             fail("more than " + limits.dataDepth() + " RDMA transfers in flight");
             return false;
         }
-        wr.reset();
-        wr.wrId = DATA | slot;
-        wr.opcode = opcode;
-        wr.remoteAddress = remoteAddress;
-        wr.rkey = rkey;
-        wr.addSge(memory.address(buf, index), length, memory.lkey());
-        int rc = qp.postSend(wr);
+        int rc = memory.postTransfer(qp, wr, DATA | slot, opcode, buf, index, length, remoteAddress, rkey);
         if (rc != Errno.OK) {
             transfers.free(slot).release();
             fail(opcode + " refused by the queue pair (errno " + rc + ")");
@@ -368,36 +324,7 @@ public final class SrpChannel {
         return true;
     }
 
-    private boolean postReceive(int slot) {
-        ByteBuf b = receiveRing[slot];
-        wr.reset();
-        wr.wrId = RECEIVE | slot;
-        wr.addSge(memory.address(b, 0), b.capacity(), memory.lkey());
-        return qp.postRecv(wr) == Errno.OK;
-    }
-
     // ------------------------------------------------------------------ completions
-
-    private void pollCompletions() {
-        pollScheduled.set(false); // an event from now on schedules another round
-        while (!gone) {
-            int n = cq.poll(completions, POLL_BATCH);
-            if (n < 0) {
-                fail("completion queue overflow");
-                return;
-            }
-            if (n == 0) {
-                cq.requestNotify(false);
-                n = cq.poll(completions, POLL_BATCH); // a completion between the poll and the arming
-                if (n <= 0) {
-                    return;
-                }
-            }
-            for (int i = 0; i < n && !gone; i++) {
-                completed(completions[i]);
-            }
-        }
-    }
 
     private void completed(WorkCompletion wc) {
         int slot = (int) wc.wrId;
@@ -410,7 +337,7 @@ public final class SrpChannel {
             }
             received(slot, wc.byteLen);
         } else if (kind == SEND) {
-            freeSends[freeSendCount++] = slot;
+            sendBuffers.give(slot);
             if (!ok) {
                 failed(wc, "SEND");
                 return;
@@ -441,12 +368,12 @@ public final class SrpChannel {
     }
 
     private void received(int slot, int length) {
-        ByteBuf ring = receiveRing[slot];
+        ByteBuf ring = receiveRing.get(slot);
         ring.setIndex(0, length);
         if (active && !closing) {
             commands.received(ring, length);
         }
-        if (!gone && !postReceive(slot)) {
+        if (!gone && memory.postReceive(qp, wr, RECEIVE | slot, ring) != Errno.OK) {
             fail("cannot post a receive again");
         }
     }
@@ -469,25 +396,15 @@ public final class SrpChannel {
     }
 
     private void closeIfSent() {
-        if (closeWhenSent && freeSendCount == sendBuffers.length) {
+        if (closeWhenSent && sendBuffers.allFree()) {
             closeWhenSent = false;
             close();
         }
     }
 
     private void releaseAll() {
-        for (int i = 0; i < receiveRing.length; i++) {
-            if (receiveRing[i] != null) {
-                receiveRing[i].release();
-                receiveRing[i] = null;
-            }
-        }
-        for (int i = 0; i < sendBuffers.length; i++) {
-            if (sendBuffers[i] != null) {
-                sendBuffers[i].release();
-                sendBuffers[i] = null;
-            }
-        }
+        receiveRing.releaseAll();
+        sendBuffers.releaseAll();
         transfers.releaseAll();
     }
 }

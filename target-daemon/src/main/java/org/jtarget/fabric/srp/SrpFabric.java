@@ -2,11 +2,9 @@ package org.jtarget.fabric.srp;
 
 import io.netty.util.concurrent.EventExecutorGroup;
 import org.jtarget.buffer.BufferPool;
-import org.jtarget.fabric.rdma.RegisteredMemory;
-import org.jtarget.rdma.ProtectionDomain;
+import org.jtarget.fabric.rdma.RdmaPortals;
 import org.jtarget.rdma.RdmaDevice;
 import org.jtarget.rdma.RdmaException;
-import org.jtarget.rdma.cm.CmListener;
 import org.jtarget.rdma.cm.ConnectionManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,7 +14,6 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The SCSI RDMA Protocol fabric (T10 SRP r16a): one connection manager listener per SRP portal,
@@ -29,14 +26,10 @@ public final class SrpFabric implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SrpFabric.class);
 
-    private final RdmaDevice device;
-    private final ConnectionManager cm;
-    private final ProtectionDomain pd;
-    private final RegisteredMemory memory;
+    private final RdmaPortals rdma;
     private final EventExecutorGroup loops;
     private final SrpLimits limits;
     private final SrpNexusTable nexuses = new SrpNexusTable();
-    private final List<CmListener> listeners = new ArrayList<>();
     private final List<SrpListener> portals = new ArrayList<>();
 
     /**
@@ -45,12 +38,9 @@ public final class SrpFabric implements AutoCloseable {
      */
     public SrpFabric(RdmaDevice device, ConnectionManager cm, BufferPool pool, EventExecutorGroup loops,
                      SrpLimits limits) throws RdmaException {
-        this.device = device;
-        this.cm = cm;
+        this.rdma = new RdmaPortals("SRP", device, cm, pool);
         this.loops = loops;
         this.limits = limits;
-        this.pd = device.allocateProtectionDomain();
-        this.memory = RegisteredMemory.register(pd, pool);
     }
 
     /**
@@ -62,19 +52,16 @@ public final class SrpFabric implements AutoCloseable {
      */
     public synchronized void bind(String portalName, InetSocketAddress address, int relativePortId,
                                   SrpTargetPorts ports) throws RdmaException {
-        SrpListener listener = new SrpListener(device, pd, memory, loops, limits, ports, nexuses, relativePortId);
-        listeners.add(cm.listen(address, listener));
+        SrpListener listener = new SrpListener(rdma.device(), rdma.protectionDomain(), rdma.memory(), loops, limits,
+                ports, nexuses, relativePortId);
+        rdma.listen(address, listener);
         portals.add(listener);
         LOG.info("portal {} listening for SRP on {}:{}", portalName, address.getHostString(), address.getPort());
     }
 
     /** The addresses listened on, in the order bound (a port 0 replaced by the one the system chose). */
-    public synchronized List<SocketAddress> listenAddresses() {
-        List<SocketAddress> a = new ArrayList<>();
-        for (CmListener l : listeners) {
-            a.add(l.localAddress());
-        }
-        return a;
+    public List<SocketAddress> listenAddresses() {
+        return rdma.listenAddresses();
     }
 
     /** Channels served on every portal. */
@@ -87,40 +74,15 @@ public final class SrpFabric implements AutoCloseable {
     }
 
     /**
-     * Stops listening and logs every channel out (SRP_T_LOGOUT, r16a 6.13), waiting at most
+     * Stops listening and logs every channel out (SRP_T_LOGOUT, r16a), waiting at most
      * {@code timeout} for them to go, then releases the registered memory.
      */
     public synchronized void close(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        for (CmListener l : listeners) {
-            l.close();
-        }
-        for (SrpListener l : portals) {
-            l.logoutAll();
-        }
-        while (channels() > 0 && System.nanoTime() < deadline) {
-            sleepBriefly();
-        }
-        cm.close();
-        device.close();
-        try {
-            memory.close();
-        } catch (RdmaException e) {
-            LOG.debug("SRP: registered memory still in use at close: {}", e.getMessage());
-        }
-        LOG.info("SRP fabric closed");
+        rdma.close(timeout, () -> portals.forEach(SrpListener::logoutAll), this::channels);
     }
 
     @Override
     public void close() {
         close(Duration.ofSeconds(5));
-    }
-
-    private static void sleepBriefly() {
-        try {
-            TimeUnit.MILLISECONDS.sleep(10);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

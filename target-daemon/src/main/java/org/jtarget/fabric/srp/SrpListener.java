@@ -3,13 +3,13 @@ package org.jtarget.fabric.srp;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;
 import org.jtarget.fabric.rdma.RegisteredMemory;
+import org.jtarget.fabric.rdma.CompletionPoller;
 import org.jtarget.fabric.rdma.Decoded;
 import org.jtarget.fabric.srp.iu.SrpIu;
 import org.jtarget.fabric.srp.iu.SrpLogout;
 import org.jtarget.fabric.srp.iu.SrpLoginReject;
 import org.jtarget.fabric.srp.iu.SrpLoginRequest;
 import org.jtarget.fabric.srp.iu.SrpLoginResponse;
-import org.jtarget.rdma.CompletionChannel;
 import org.jtarget.rdma.CompletionQueue;
 import org.jtarget.rdma.ProtectionDomain;
 import org.jtarget.rdma.QueuePair;
@@ -27,7 +27,6 @@ import org.slf4j.LoggerFactory;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * SRP logins on one connection manager listener (an SRP portal): the SRP_LOGIN_REQ travels in the
@@ -153,21 +152,20 @@ public final class SrpListener implements CmEventHandler {
         EventExecutor loop = id.ioExecutor() instanceof EventExecutor io ? io : loops.next();
         int itIuLength = request.maxInitiatorToTargetIuLength();
         int immediateOffset = immediateDataOffset(request);
-        CompletionRelay relay = new CompletionRelay();
+        CompletionPoller poller = new CompletionPoller(loop);
         SrpChannel channel;
         QueuePair qp;
         try {
             int sendQueue = limits.sendDepth() + limits.dataDepth();
-            CompletionQueue cq = device.createCompletionQueue(sendQueue + limits.receiveDepth(), relay);
+            CompletionQueue cq = device.createCompletionQueue(sendQueue + limits.receiveDepth(), poller);
             qp = device.createQueuePair(pd, new QueuePairInitAttributes(cq, cq, sendQueue, limits.receiveDepth(), 1, 1));
             QueuePairBringUp.toInit(qp); // receives are posted before the accept
-            channel = new SrpChannel(qp, cq, id, loop, memory, limits, itIuLength, immediateOffset, nexus,
+            channel = new SrpChannel(qp, cq, poller, id, loop, memory, limits, itIuLength, immediateOffset, nexus,
                     target.core(), this::channelEnded);
         } catch (RdmaException ex) {
             refuse(id, request.tag(), SrpLoginReject.INSUFFICIENT_CHANNEL_RESOURCES, ex.getMessage());
             return;
         }
-        relay.channel = channel;
         String shortage = channel.prepare();
         if (shortage != null) {
             refuse(id, request.tag(), SrpLoginReject.INSUFFICIENT_CHANNEL_RESOURCES, shortage);
@@ -214,23 +212,6 @@ public final class SrpListener implements CmEventHandler {
 
     /** Ends the channel on its loop, or here if that loop has stopped already (shutdown). */
     private static void endOn(EventExecutor loop, SrpChannel channel) {
-        try {
-            loop.execute(channel::disconnected);
-        } catch (RejectedExecutionException stopped) {
-            channel.disconnected();
-        }
-    }
-
-    /** The completion queue exists before its channel: the event finds the channel through this. */
-    private static final class CompletionRelay implements CompletionChannel {
-        volatile SrpChannel channel;
-
-        @Override
-        public void completionEvent(CompletionQueue cq) {
-            SrpChannel c = channel;
-            if (c != null) {
-                c.completionEvent();
-            }
-        }
+        CompletionPoller.onLoop(loop, channel::disconnected);
     }
 }

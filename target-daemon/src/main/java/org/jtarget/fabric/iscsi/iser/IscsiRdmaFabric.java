@@ -1,7 +1,6 @@
 package org.jtarget.fabric.iscsi.iser;
 
 import io.netty.util.concurrent.EventExecutorGroup;
-import org.jtarget.fabric.rdma.RegisteredMemory;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
 import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
@@ -9,10 +8,10 @@ import org.jtarget.fabric.iscsi.login.LoginSettings;
 import org.jtarget.fabric.iscsi.session.ConnectionSettings;
 import org.jtarget.fabric.iscsi.session.IscsiConnection;
 import org.jtarget.fabric.iscsi.session.SessionRegistry;
-import org.jtarget.rdma.ProtectionDomain;
+import org.jtarget.fabric.rdma.RdmaPortals;
+import org.jtarget.fabric.rdma.RegisteredMemory;
 import org.jtarget.rdma.RdmaDevice;
 import org.jtarget.rdma.RdmaException;
-import org.jtarget.rdma.cm.CmListener;
 import org.jtarget.rdma.cm.ConnectionManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The iSCSI fabric over RDMA (iSER, RFC 7145): one connection manager listener per portal marked
@@ -38,16 +36,12 @@ public final class IscsiRdmaFabric implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(IscsiRdmaFabric.class);
 
-    private final RdmaDevice device;
-    private final ConnectionManager cm;
-    private final ProtectionDomain pd;
-    private final RegisteredMemory memory;
+    private final RdmaPortals rdma;
     private final BufferPool pool;
     private final EventExecutorGroup loops;
     private final SessionRegistry sessions;
     private final LoginSettings settings;
     private final ConnectionSettings connectionSettings;
-    private final List<CmListener> listeners = new ArrayList<>();
     private final List<IscsiRdmaListener> portals = new ArrayList<>();
 
     /**
@@ -58,15 +52,12 @@ public final class IscsiRdmaFabric implements AutoCloseable {
     public IscsiRdmaFabric(RdmaDevice device, ConnectionManager cm, BufferPool pool, EventExecutorGroup loops,
                            SessionRegistry sessions, LoginSettings settings, ConnectionSettings connectionSettings)
             throws RdmaException {
-        this.device = device;
-        this.cm = cm;
+        this.rdma = new RdmaPortals("iSER", device, cm, pool);
         this.pool = pool;
         this.loops = loops;
         this.sessions = sessions;
         this.settings = iserSettings(settings);
         this.connectionSettings = connectionSettings;
-        this.pd = device.allocateProtectionDomain();
-        this.memory = RegisteredMemory.register(pd, pool);
     }
 
     /**
@@ -79,10 +70,10 @@ public final class IscsiRdmaFabric implements AutoCloseable {
             throws RdmaException {
         InetSocketAddress address = new InetSocketAddress(portal.host(), portal.port());
         IserLimits limits = IserLimits.of(settings.commandWindow(), settings.maxRecvDataSegmentLength());
-        IscsiRdmaListener listener = new IscsiRdmaListener(device, pd, memory, loops, pool.allocator(), limits, address,
+        IscsiRdmaListener listener = new IscsiRdmaListener(rdma.device(), rdma.protectionDomain(), rdma.memory(), loops, pool.allocator(), limits, address,
                 connectionSettings.nopInInterval(), transport -> new IscsiConnection(transport, sessions, portal,
                         served, settings, connectionSettings));
-        listeners.add(cm.listen(address, listener));
+        rdma.listen(address, listener);
         portals.add(listener);
         LOG.info("portal {} listening for iSER on {}:{}", portal.name(), portal.host(), portal.port());
     }
@@ -115,36 +106,11 @@ public final class IscsiRdmaFabric implements AutoCloseable {
      * releases the registered memory.
      */
     public synchronized void close(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        for (CmListener l : listeners) {
-            l.close();
-        }
-        for (IscsiRdmaListener l : portals) {
-            l.disconnectAll();
-        }
-        while (connections() > 0 && System.nanoTime() < deadline) {
-            sleepBriefly();
-        }
-        cm.close();
-        device.close();
-        try {
-            memory.close();
-        } catch (RdmaException e) {
-            LOG.debug("iSER: registered memory still in use at close: {}", e.getMessage());
-        }
-        LOG.info("iSER fabric closed");
+        rdma.close(timeout, () -> portals.forEach(IscsiRdmaListener::disconnectAll), this::connections);
     }
 
     @Override
     public void close() {
         close(Duration.ofSeconds(5));
-    }
-
-    private static void sleepBriefly() {
-        try {
-            TimeUnit.MILLISECONDS.sleep(10);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

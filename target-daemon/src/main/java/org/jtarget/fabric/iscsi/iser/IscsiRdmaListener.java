@@ -3,6 +3,7 @@ package org.jtarget.fabric.iscsi.iser;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.EventExecutor;
+import org.jtarget.fabric.rdma.CompletionPoller;
 import org.jtarget.fabric.rdma.RegisteredMemory;
 import org.jtarget.fabric.iscsi.spi.IscsiEngine;
 import org.jtarget.fabric.iscsi.spi.IscsiTransport;
@@ -24,7 +25,6 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 
 /**
@@ -109,15 +109,15 @@ public final class IscsiRdmaListener implements CmEventHandler {
         // the transport runs where the provider moves the connection's bytes, if it has such a
         // thread (iwarp: the socket's event loop): posting and polling there hand nothing over
         EventExecutor loop = id.ioExecutor() instanceof EventExecutor io ? io : loops.next();
-        CompletionRelay relay = new CompletionRelay();
+        CompletionPoller poller = new CompletionPoller(loop);
         IscsiRdmaTransport transport;
         QueuePair qp;
         try {
             int sendQueue = limits.sendDepth() + limits.dataDepth();
-            CompletionQueue cq = device.createCompletionQueue(sendQueue + limits.receiveDepth(), relay);
+            CompletionQueue cq = device.createCompletionQueue(sendQueue + limits.receiveDepth(), poller);
             qp = device.createQueuePair(pd, new QueuePairInitAttributes(cq, cq, sendQueue, limits.receiveDepth(), 1, 1));
             QueuePairBringUp.toInit(qp); // receives are posted before the accept
-            transport = new IscsiRdmaTransport(qp, cq, id, loop, alloc, memory, limits, localAddress, nopInterval,
+            transport = new IscsiRdmaTransport(qp, cq, poller, id, loop, alloc, memory, limits, localAddress, nopInterval,
                     engineFactory);
             transport.sendWithInvalidate(!accept.sendWithInvalidateUnsupported());
         } catch (RdmaException ex) {
@@ -125,7 +125,6 @@ public final class IscsiRdmaListener implements CmEventHandler {
             id.reject(new byte[0]);
             return;
         }
-        relay.transport = transport;
         String refusal = transport.prepare();
         if (refusal != null) {
             LOG.warn("iSER connect request from {} rejected: {}", id.remoteAddress(), refusal);
@@ -153,29 +152,8 @@ public final class IscsiRdmaListener implements CmEventHandler {
         }
     }
 
-    /**
-     * Ends the transport on its loop; if that loop has stopped already (the provider's loops, where
-     * an iwarp transport runs, shut down before a late DISCONNECTED), here: nothing else runs there
-     * any more, and its registered buffers must still go back to the arena.
-     */
+    /** Ends the transport on its loop (or here, if that loop has stopped: shutdown). */
     private static void endOn(EventExecutor loop, IscsiRdmaTransport transport) {
-        try {
-            loop.execute(transport::disconnected);
-        } catch (RejectedExecutionException stopped) {
-            transport.disconnected();
-        }
-    }
-
-    /** The completion queue exists before its transport: the event finds the transport through this. */
-    private static final class CompletionRelay implements org.jtarget.rdma.CompletionChannel {
-        volatile IscsiRdmaTransport transport;
-
-        @Override
-        public void completionEvent(CompletionQueue cq) {
-            IscsiRdmaTransport t = transport;
-            if (t != null) {
-                t.completionEvent();
-            }
-        }
+        CompletionPoller.onLoop(loop, transport::disconnected);
     }
 }

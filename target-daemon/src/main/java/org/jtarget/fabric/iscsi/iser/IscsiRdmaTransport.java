@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import org.jtarget.fabric.rdma.BufferSlots;
+import org.jtarget.fabric.rdma.CompletionPoller;
 import org.jtarget.fabric.rdma.RdmaTransfers;
 import org.jtarget.fabric.rdma.RegisteredMemory;
 import org.jtarget.buffer.ByteBufCopy;
@@ -33,7 +35,6 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
@@ -64,12 +65,6 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     private static final long SEND = 2L << 60;
     private static final long DATA = 3L << 60;
     private static final long KIND_MASK = 0xfL << 60;
-    private static final int POLL_BATCH = 32;
-    /**
-     * The smallest RDMA READ or WRITE chunk: when the arena has no free registered buffer as large
-     * as the transfer wants (its slots split into smaller ones), the chunk shrinks down to this.
-     */
-    private static final int MIN_CHUNK = 4096;
 
     private final IscsiEngine engine;
     private final QueuePair qp;
@@ -82,19 +77,15 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     private final SocketAddress localAddress;
     private final Duration nopInterval;
 
-    private final ByteBuf[] receiveRing;
-    private final ByteBuf[] sendBuffers;
-    private final int[] freeSends;
-    private int freeSendCount;
+    private final BufferSlots receiveRing;
+    private final BufferSlots sendBuffers;
     private final ArrayDeque<IscsiPdu> waitingSends = new ArrayDeque<>();
     private final RdmaTransfers<TaskTransfer> transfers;
     private final RemoteBufferTable remoteBuffers;
     private final IserHeader header = new IserHeader();
     private final PduParser parser = new PduParser(true);
     private final WorkRequest wr;
-    private final WorkCompletion[] completions = new WorkCompletion[POLL_BATCH];
-    private final AtomicBoolean pollScheduled = new AtomicBoolean();
-    private final Runnable pollTask = this::pollCompletions;
+    private final CompletionPoller poller;
     /** Receives completed while reading is off: their ring slots and lengths, handled when it is on again. */
     private final int[] heldReceives;
     private final int[] heldLengths;
@@ -113,12 +104,13 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     private ScheduledFuture<?> idleCheck;
 
     /**
-     * Creates the transport of an accepted connection and posts its receive ring; the queue pair
-     * must be in INIT or later, the completion queue unarmed and used by nothing else.
+     * Creates the transport of an accepted connection; the queue pair must be in INIT or later, the
+     * completion queue unarmed, used by nothing else and made with {@code poller} as its channel.
      *
      * @param engineFactory makes the connection's engine over this transport
      */
-    public IscsiRdmaTransport(QueuePair qp, CompletionQueue cq, CmId id, EventExecutor loop, ByteBufAllocator alloc,
+    public IscsiRdmaTransport(QueuePair qp, CompletionQueue cq, CompletionPoller poller, CmId id, EventExecutor loop,
+                              ByteBufAllocator alloc,
                               RegisteredMemory memory, IserLimits limits, SocketAddress localAddress,
                               Duration nopInterval, Function<IscsiTransport, ? extends IscsiEngine> engineFactory) {
         this.qp = qp;
@@ -130,17 +122,14 @@ public final class IscsiRdmaTransport implements IscsiTransport {
         this.limits = limits;
         this.localAddress = localAddress;
         this.nopInterval = nopInterval;
+        this.poller = poller;
         this.wr = new WorkRequest(1);
-        this.receiveRing = new ByteBuf[limits.receiveDepth()];
+        this.receiveRing = new BufferSlots(limits.receiveDepth());
         this.heldReceives = new int[limits.receiveDepth()];
         this.heldLengths = new int[limits.receiveDepth()];
-        this.sendBuffers = new ByteBuf[limits.sendDepth()];
-        this.freeSends = new int[limits.sendDepth()];
+        this.sendBuffers = new BufferSlots(limits.sendDepth());
         this.transfers = new RdmaTransfers<>(limits.dataDepth());
         this.remoteBuffers = new RemoteBufferTable(limits.commands());
-        for (int i = 0; i < POLL_BATCH; i++) {
-            completions[i] = new WorkCompletion();
-        }
         this.engine = engineFactory.apply(this);
     }
 
@@ -151,31 +140,20 @@ public final class IscsiRdmaTransport implements IscsiTransport {
      * @return null, or why the connection cannot be served (memory or queue exhausted)
      */
     public String prepare() {
-        for (int i = 0; i < receiveRing.length; i++) {
-            receiveRing[i] = memory.buffer(limits.receiveBufferSize());
-            if (receiveRing[i] == null) {
-                return "no registered memory for the receive ring";
-            }
+        String shortage = receiveRing.carve(memory, limits.receiveBufferSize(), "receive ring");
+        if (shortage == null) {
+            shortage = sendBuffers.carve(memory, limits.sendBufferSize(), "send buffers");
+        }
+        if (shortage != null) {
+            return shortage;
+        }
+        for (int i = 0; i < receiveRing.count(); i++) {
             if (!postReceive(i)) {
                 return "cannot post receive " + i;
             }
         }
-        for (int i = 0; i < sendBuffers.length; i++) {
-            sendBuffers[i] = memory.buffer(limits.sendBufferSize());
-            if (sendBuffers[i] == null) {
-                return "no registered memory for the send buffers";
-            }
-            freeSends[freeSendCount++] = i;
-        }
-        cq.requestNotify(false);
+        poller.attach(cq, this::completed, () -> gone, () -> fail("completion queue overflow"));
         return null;
-    }
-
-    /** The completion queue's event (any thread, possibly inside a post): poll on the loop. */
-    public void completionEvent() {
-        if (pollScheduled.compareAndSet(false, true)) {
-            loop.execute(pollTask);
-        }
     }
 
     /** The connection is accepted: the engine starts the login phase. On the loop. */
@@ -259,7 +237,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             pdu.release();
             return;
         }
-        if (freeSendCount == 0 || !waitingSends.isEmpty()) {
+        if (sendBuffers.freeCount() == 0 || !waitingSends.isEmpty()) {
             waitingSends.add(pdu);
             updateWritability();
             return;
@@ -377,9 +355,9 @@ public final class IscsiRdmaTransport implements IscsiTransport {
         }
         while (task.outstanding() < limits.readsPerTask() && task.requested() < task.wanted()) {
             int length = Math.min(limits.maxRdmaChunk(), task.wanted() - task.requested());
-            ByteBuf into = registeredChunk(length);
+            ByteBuf into = memory.chunk(length);
             if (into == null) {
-                fail("no registered memory for " + Math.min(length, MIN_CHUNK) + " bytes of Data-Out");
+                fail("no registered memory for " + Math.min(length, RegisteredMemory.MIN_CHUNK) + " bytes of Data-Out");
                 return;
             }
             length = into.capacity();
@@ -434,9 +412,9 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             if (memory.contains(data, index, length)) {
                 from = data.retain(); // the store's arena buffer goes out as it is
             } else {
-                from = registeredChunk(length); // a store buffer outside the registered arena: one copy
+                from = memory.chunk(length); // a store buffer outside the registered arena: one copy
                 if (from == null) {
-                    fail("no registered memory for " + Math.min(length, MIN_CHUNK) + " bytes of Data-In");
+                    fail("no registered memory for " + Math.min(length, RegisteredMemory.MIN_CHUNK) + " bytes of Data-In");
                     return;
                 }
                 length = from.capacity();
@@ -451,30 +429,10 @@ public final class IscsiRdmaTransport implements IscsiTransport {
         }
     }
 
-    /**
-     * A registered buffer of {@code length} bytes or, when the arena has none that large (its slots
-     * split into smaller ones), of the largest smaller size class that it has, down to
-     * {@link #MIN_CHUNK}: the next size tried is the largest power of two below the last, so the
-     * pieces a split slot leaves are used whole. Its capacity is the chunk's length; null when
-     * not even {@link #MIN_CHUNK} bytes are free.
-     */
-    private ByteBuf registeredChunk(int length) {
-        ByteBuf b = memory.buffer(length);
-        while (b == null && length > MIN_CHUNK) {
-            length = Math.max(MIN_CHUNK, Integer.highestOneBit(length - 1));
-            b = memory.buffer(length);
-        }
-        return b;
-    }
-
     // ------------------------------------------------------------------ posting
 
     private boolean postReceive(int slot) {
-        ByteBuf b = receiveRing[slot];
-        wr.reset();
-        wr.wrId = RECEIVE | slot;
-        wr.addSge(memory.address(b, 0), b.capacity(), memory.lkey());
-        return qp.postRecv(wr) == Errno.OK;
+        return memory.postReceive(qp, wr, RECEIVE | slot, receiveRing.get(slot)) == Errno.OK;
     }
 
     /** iSER header, BHS, AHS, data and pad into a free send buffer; one SEND. Consumes the PDU. */
@@ -488,9 +446,8 @@ public final class IscsiRdmaTransport implements IscsiTransport {
                         + " bytes, above the send buffers' " + limits.sendBufferSize());
                 return;
             }
-            int slot = freeSends[--freeSendCount];
-            ByteBuf b = sendBuffers[slot];
-            b.clear();
+            int slot = sendBuffers.take();
+            ByteBuf b = sendBuffers.get(slot);
             b.writerIndex(IserHeader.LENGTH);
             IserHeader.encodeTargetControl(b, 0);
             pdu.dataSegmentLength(dsl);
@@ -544,7 +501,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             wr.opcode = WorkRequestOpcode.SEND_WITH_INV;
             wr.invalidateRkey = invalidateStag;
         }
-        wr.addSge(memory.address(sendBuffers[slot], 0), length, memory.lkey());
+        wr.addSge(memory.address(sendBuffers.get(slot), 0), length, memory.lkey());
         if (fence) {
             wr.sendFlags |= SendFlags.FENCE;
         }
@@ -552,7 +509,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
         if (rc == Errno.OK) {
             return true;
         }
-        freeSends[freeSendCount++] = slot;
+        sendBuffers.give(slot);
         fail(what + " refused by the queue pair (errno " + rc + ")");
         return false;
     }
@@ -569,13 +526,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             fail("more than " + limits.dataDepth() + " RDMA transfers in flight");
             return false;
         }
-        wr.reset();
-        wr.wrId = DATA | slot;
-        wr.opcode = opcode;
-        wr.remoteAddress = remoteAddress;
-        wr.rkey = rkey;
-        wr.addSge(memory.address(buf, index), length, memory.lkey());
-        int rc = qp.postSend(wr);
+        int rc = memory.postTransfer(qp, wr, DATA | slot, opcode, buf, index, length, remoteAddress, rkey);
         if (rc != Errno.OK) {
             transfers.free(slot).release();
             fail(opcode + " refused by the queue pair (errno " + rc + ")");
@@ -585,27 +536,6 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     }
 
     // ------------------------------------------------------------------ completions
-
-    private void pollCompletions() {
-        pollScheduled.set(false); // an event from now on schedules another round
-        while (!gone) {
-            int n = cq.poll(completions, POLL_BATCH);
-            if (n < 0) {
-                fail("completion queue overflow");
-                return;
-            }
-            if (n == 0) {
-                cq.requestNotify(false);
-                n = cq.poll(completions, POLL_BATCH); // a completion between the poll and the arming
-                if (n <= 0) {
-                    return;
-                }
-            }
-            for (int i = 0; i < n && !gone; i++) {
-                completed(completions[i]);
-            }
-        }
-    }
 
     private void completed(WorkCompletion wc) {
         int slot = (int) wc.wrId;
@@ -618,7 +548,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
                 failed(wc, "receive");
             }
         } else if (kind == SEND) {
-            freeSends[freeSendCount++] = slot;
+            sendBuffers.give(slot);
             if (!ok) {
                 failed(wc, "SEND");
                 return;
@@ -665,14 +595,14 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     }
 
     private void drainWaitingSends() {
-        while (freeSendCount > 0 && !waitingSends.isEmpty() && !gone) {
+        while (sendBuffers.freeCount() > 0 && !waitingSends.isEmpty() && !gone) {
             postPdu(waitingSends.poll());
         }
         updateWritability();
     }
 
     private void closeIfSent() {
-        if (closeWhenSent && waitingSends.isEmpty() && freeSendCount == sendBuffers.length) {
+        if (closeWhenSent && waitingSends.isEmpty() && sendBuffers.allFree()) {
             closeWhenSent = false;
             close();
         }
@@ -707,7 +637,7 @@ public final class IscsiRdmaTransport implements IscsiTransport {
      * engine to release immediate data (RFC 7145 leaves no receive for a late SEND on iWARP).
      */
     private void received(int slot, int length) {
-        ByteBuf ring = receiveRing[slot];
+        ByteBuf ring = receiveRing.get(slot);
         ring.setIndex(0, length);
         IserHeader.Status status = header.decode(ring, 0, length);
         switch (status) {
@@ -765,12 +695,12 @@ public final class IscsiRdmaTransport implements IscsiTransport {
             case Decoded.Malformed<IserHello.Hello> m -> fail(m.reason());
             case Decoded.Ok<IserHello.Hello> ok -> {
                 IserHello.HelloReply reply = IserHello.answer(ok.value(), limits.readsPerTask());
-                if (freeSendCount == 0) {
+                int slot = sendBuffers.take();
+                if (slot < 0) {
                     fail("no send buffer for the HelloReply");
                     return;
                 }
-                int slot = freeSends[--freeSendCount];
-                ByteBuf b = sendBuffers[slot].clear();
+                ByteBuf b = sendBuffers.get(slot);
                 IserHello.encodeHelloReply(b, reply);
                 if (postSend(slot, b.readableBytes(), false, 0, "HelloReply") && reply.rejected()) {
                     LOG.info("iSER connection {}: Hello for versions {}..{} rejected", id.remoteAddress(),
@@ -791,18 +721,8 @@ public final class IscsiRdmaTransport implements IscsiTransport {
     // ------------------------------------------------------------------ end
 
     private void releaseAll() {
-        for (int i = 0; i < receiveRing.length; i++) {
-            if (receiveRing[i] != null) {
-                receiveRing[i].release();
-                receiveRing[i] = null;
-            }
-        }
-        for (int i = 0; i < sendBuffers.length; i++) {
-            if (sendBuffers[i] != null) {
-                sendBuffers[i].release();
-                sendBuffers[i] = null;
-            }
-        }
+        receiveRing.releaseAll();
+        sendBuffers.releaseAll();
         IscsiPdu waiting;
         while ((waiting = waitingSends.poll()) != null) {
             waiting.release();
