@@ -114,15 +114,31 @@ session_of() {
 
 # disk_of SESSION LUN: waits (30 s) for the SCSI disk of LUN in that session, prints /dev/sdX.
 disk_of() {
-  local sid=$1 lun=$2 i=0 d
+  await_disk "/sys/class/iscsi_session/session$1/device/target*/*:*:*:$2/block/*"
+}
+
+# await_disk GLOB: waits (30 s) until GLOB (a sysfs path of a SCSI device's block/<name>) names a
+# block device, prints /dev/<name>.
+await_disk() {
+  local glob=$1 i=0 d
   while [ $i -lt 150 ]; do
-    for d in /sys/class/iscsi_session/session"$sid"/device/target*/*:*:*:"$lun"/block/*; do
+    for d in $glob; do
       [ -e "$d" ] && [ -b "/dev/$(basename "$d")" ] && { echo "/dev/$(basename "$d")"; return 0; }
     done
     i=$((i + 1))
     sleep 0.2
   done
   return 1
+}
+
+# roundtrip_8mib DISK LABEL: 8 MiB of random data written with O_DIRECT and read back equal.
+roundtrip_8mib() {
+  step "8 MiB written with O_DIRECT and read back"
+  head -c 8388608 /dev/urandom >/tmp/pattern
+  run dd if=/tmp/pattern of="$1" bs=1M oflag=direct status=none
+  run dd if="$1" of=/tmp/readback bs=1M count=8 iflag=direct status=none
+  cmp /tmp/pattern /tmp/readback || fail "the 8 MiB read back over $2 differ from what was written"
+  echo "8 MiB read back equal"
 }
 
 # sg_of /dev/sdX: the SCSI generic node of a disk.

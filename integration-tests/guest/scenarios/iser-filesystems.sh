@@ -11,12 +11,7 @@ d1=$(disk_of "$s" 1) || fail "no disk for LUN 1"
 echo "iSER session $s: LUN 0 $d0, LUN 1 $d1"
 dmesg | grep -i iser | tail -5
 
-step "8 MiB written with O_DIRECT and read back"
-head -c 8388608 /dev/urandom >/tmp/pattern
-run dd if=/tmp/pattern of="$d0" bs=1M oflag=direct status=none
-run dd if="$d0" of=/tmp/readback bs=1M count=8 iflag=direct status=none
-cmp /tmp/pattern /tmp/readback || fail "the 8 MiB read back over iSER differ from what was written"
-echo "8 MiB read back equal"
+roundtrip_8mib "$d0" iSER
 
 filesystem_checks "$d0" "$d1"
 

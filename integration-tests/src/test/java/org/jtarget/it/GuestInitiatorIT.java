@@ -50,8 +50,11 @@ import org.junit.jupiter.api.io.TempDir;
  *     and on;</li>
  * <li>the kernel's iSER initiator (open-iscsi iface {@code iser}, ib_iser over siw) against an iSER
  *     portal: data read back, ext4 and xfs, fio with crc32c verify, fsck clean, logout; and</li>
- * <li>LOGICAL UNIT RESET and TARGET WARM RESET (sg_reset) over iSER while fio verifies, and</li>
- * <li>ABORT TASK over iSER: the guest's SCSI error handler aborts a write stuck in a frozen store.</li>
+ * <li>LOGICAL UNIT RESET and TARGET WARM RESET (sg_reset) over iSER while fio verifies,</li>
+ * <li>ABORT TASK over iSER: the guest's SCSI error handler aborts a write stuck in a frozen store, and</li>
+ * <li>the kernel's SRP initiator (ib_srp over siw, add_target) against an SRP portal: a login without
+ *     identifiers refused, data read back, ext4 and xfs, fio with crc32c verify, fsck clean, a
+ *     persistent reservation showing the SRP TransportID, a LUN reset, the target removed.</li>
  * </ol>
  * Each scenario prints its wall time and the guest's boot time. The guest runs under TCG on
  * machines without hardware virtualisation (minutes of CPU for the suite), so fio runs are short
@@ -385,11 +388,14 @@ class GuestInitiatorIT {
      * on one target, LUN 0 a file store at {@code filePath}, LUN 1 a memory store.
      */
     private void runIserScenario(String scenario, String filePath, DuringGuest during) throws Exception {
-        long t0 = System.nanoTime();
         int port = DaemonProcess.freePort();
         int iserPort = DaemonProcess.freePort();
         String iqn = IQN_PREFIX + "iser";
-        Path config = DaemonConfig.write(dir, """
+        Map<String, String> vars = vars();
+        vars.put("PORT", Integer.toString(port));
+        vars.put("ISER_PORT", Integer.toString(iserPort));
+        vars.put("IQN", iqn);
+        runWithOwnDaemon(scenario, port, vars, during, """
                 daemon: { buffer-pool: { pinned-size: 256MiB, pin: true } }
                 portals:
                   - { name: tcp, listen: "127.0.0.1:%d" }
@@ -403,11 +409,53 @@ class GuestInitiatorIT {
                     luns: [ { lun: 0, backstore: iserfile }, { lun: 1, backstore: isermem } ]
                     acl: ["*"]
                 """.formatted(port, iserPort, filePath, LUN_MIB, XFS_LUN_MIB, iqn));
-        DaemonProcess daemon = DaemonProcess.start(config, port);
+    }
+
+    /**
+     * Scenario 14 (issue 16, the Linux kernel's SRP initiator): its own daemon with an SRP portal
+     * (iwarp provider, the guest's siw is its peer) on a target with a file LUN and a memory LUN and
+     * an SRP target port identifier; the guest's ib_srp logs in with add_target (after a login
+     * without identifiers is refused), runs the filesystem checks, a persistent reservation whose
+     * READ FULL STATUS shows SRP TransportIDs, a LOGICAL UNIT RESET, and removes the target.
+     */
+    @Test
+    @Order(14)
+    void theKernelsSrpInitiator() throws Exception {
+        int port = DaemonProcess.freePort();
+        int srpPort = DaemonProcess.freePort();
         Map<String, String> vars = vars();
-        vars.put("PORT", Integer.toString(port));
-        vars.put("ISER_PORT", Integer.toString(iserPort));
-        vars.put("IQN", iqn);
+        vars.put("SRP_PORT", Integer.toString(srpPort));
+        vars.put("ID_EXT", SRP_ID_EXT);
+        vars.put("IOC_GUID", SRP_IOC_GUID);
+        runWithOwnDaemon("srp-filesystems", port, vars, vm -> { }, """
+                daemon: { buffer-pool: { pinned-size: 256MiB, pin: true } }
+                portals:
+                  - { name: tcp, listen: "127.0.0.1:%d" }
+                  - { name: srp, listen: "127.0.0.1:%d", portal-group-tag: 3, transport: srp }
+                backstores:
+                  - { name: srpfile, type: file, path: "data/srp.img", size: %dMiB, create: true }
+                  - { name: srpmem, type: memory, size: %dMiB }
+                targets:
+                  - iqn: %s
+                    portals: [tcp, srp]
+                    srp: { id-ext: 0x%s, ioc-guid: 0x%s }
+                    luns: [ { lun: 0, backstore: srpfile }, { lun: 1, backstore: srpmem } ]
+                    acl: ["*"]
+                """.formatted(port, srpPort, LUN_MIB, XFS_LUN_MIB, IQN_PREFIX + "srp", SRP_ID_EXT, SRP_IOC_GUID));
+    }
+
+    /** The SRP target port identifier of scenario 14's target, as ib_srp's add_target takes its halves. */
+    private static final String SRP_ID_EXT = "0002c90300a0b1c2";
+    private static final String SRP_IOC_GUID = "0002c903000a0b1c";
+
+    /**
+     * Runs a scenario against its own daemon on {@code config} (whose first portal listens on
+     * {@code port}): the guest gets {@code vars}; {@code during} runs on the host meanwhile.
+     */
+    private void runWithOwnDaemon(String scenario, int port, Map<String, String> vars, DuringGuest during,
+                                  String config) throws Exception {
+        long t0 = System.nanoTime();
+        DaemonProcess daemon = DaemonProcess.start(DaemonConfig.write(dir, config), port);
         try (GuestVm vm = GuestVm.start(scenario, vars, GUEST_TIMEOUT)) {
             during.run(vm);
             GuestVm.Result r = vm.finish(GUEST_TIMEOUT.plus(WAIT_SLACK));

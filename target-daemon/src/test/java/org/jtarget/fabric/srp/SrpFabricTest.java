@@ -303,6 +303,50 @@ class SrpFabricTest {
         assertThat(fabric.channels()).isZero();
     }
 
+    /**
+     * A descriptor naming memory the initiator did not register (a wrong handle): the RDMA WRITE
+     * fails with a remote access error, which ends that channel only; a new login works.
+     */
+    @Test
+    void aDescriptorOutsideTheInitiatorsRegionEndsThatChannelOnly() throws Exception {
+        login();
+        try (SrpTestInitiator other = new SrpTestInitiator(device)) {
+            assertThat(other.connect(cm, portal, withMultiChannel(SrpTestInitiator.linuxLogin(TARGET_PORT))).type())
+                    .isEqualTo(CmEventType.ESTABLISHED);
+            ByteBuf iu = initiator.commandIu(initiator.tag(), 0, INQUIRY, 0, 1);
+            iu.writeLong(initiator.address(SrpTestInitiator.READ_AREA));
+            iu.writeInt(initiator.rkey() ^ 0x5a5a00); // not a handle of the initiator's
+            iu.writeInt(96);
+            initiator.send(iu);
+            assertThat(waitForDisconnect(initiator)).isTrue();
+            assertThat(other.read(0, INQUIRY, 96).status()).isEqualTo(ScsiStatus.GOOD);
+        }
+    }
+
+    private static SrpLoginRequest withMultiChannel(SrpLoginRequest r) {
+        return new SrpLoginRequest(r.form(), r.tag(), r.maxInitiatorToTargetIuLength(), r.bufferFormats(),
+                r.flags() | SrpLoginRequest.MULTIPLE_INDEPENDENT_CHANNELS, r.immediateDataOffset(),
+                r.initiatorPortId(), r.targetPortId());
+    }
+
+    /** DISCONNECTED within 5 s (completions the initiator's queue pair flushes meanwhile are skipped). */
+    private static boolean waitForDisconnect(SrpTestInitiator initiator) throws Exception {
+        CmEvent e = initiator.nextEvent(5);
+        return e != null && e.type() == CmEventType.DISCONNECTED;
+    }
+
+    @Test
+    void aSecondMultiChannelLoginKeepsTheFirstChannel() throws Exception {
+        login();
+        try (SrpTestInitiator second = new SrpTestInitiator(device)) {
+            CmEvent e = second.connect(cm, portal, withMultiChannel(SrpTestInitiator.linuxLogin(TARGET_PORT)));
+            SrpLoginResponse rsp = ((Decoded.Ok<SrpLoginResponse>) SrpLoginResponse.decode(e.privateData())).value();
+            assertThat(rsp.multiChannelResult()).isEqualTo(SrpLoginResponse.EXISTING_CHANNELS_MAINTAINED);
+            assertThat(second.read(0, INQUIRY, 96).status()).isEqualTo(ScsiStatus.GOOD);
+            assertThat(initiator.read(0, INQUIRY, 96).status()).isEqualTo(ScsiStatus.GOOD);
+        }
+    }
+
     @Test
     void anUnknownIuTypeLogsTheChannelOutAndOthersGoOn() throws Exception {
         login();
