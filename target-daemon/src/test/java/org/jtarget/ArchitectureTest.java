@@ -101,6 +101,22 @@ class ArchitectureTest {
                     + "later RoCE providers all carry it; the daemon picks the provider");
 
     @ArchTest
+    static final ArchRule srpIsItsOwnFabricOverTheVerbs = noClasses()
+            .that().resideInAPackage(ROOT + ".fabric.srp..")
+            .should().dependOnClassesThat().resideInAnyPackage(ROOT + ".fabric.iscsi..", ROOT + ".rdma.iwarp..",
+                    ROOT + ".rdma.loopback..", "io.netty.channel..")
+            .because("SRP (T10 SRP r16a) is a fabric of its own, not a transport under iSCSI, written against the "
+                    + "verbs and rdma_cm so that any provider carries it; the daemon picks the provider");
+
+    @ArchTest
+    static final ArchRule theSharedRdmaFabricPiecesKnowNoFabric = noClasses()
+            .that().resideInAPackage(ROOT + ".fabric.rdma..")
+            .should().dependOnClassesThat().resideInAnyPackage(ROOT + ".fabric.iscsi..", ROOT + ".fabric.srp..",
+                    ROOT + ".fabric.endpoint..", ROOT + ".scsi..")
+            .because("fabric.rdma is what the RDMA fabrics share (registered arena, completion polling, buffer "
+                    + "slots): each fabric uses it, it uses none of them");
+
+    @ArchTest
     static final ArchRule noCyclesBetweenTopLevelPackages = slices()
             .matching(ROOT + ".(*)..")
             .should().beFreeOfCycles()

@@ -20,6 +20,7 @@ import org.jtarget.rdma.cm.CmEvent;
 import org.jtarget.rdma.cm.CmEventType;
 import org.jtarget.rdma.cm.ConnectionManager;
 import org.jtarget.rdma.loopback.LoopbackConnectionManager;
+import org.jtarget.rdma.loopback.HeldReads;
 import org.jtarget.rdma.loopback.LoopbackDevice;
 import org.jtarget.scsi.alua.TargetPortGroups;
 import org.jtarget.scsi.lun.LogicalUnitDefinition;
@@ -28,6 +29,7 @@ import org.jtarget.scsi.lun.ScsiTargetCore;
 import org.jtarget.scsi.lun.TargetRegistry;
 import org.jtarget.scsi.spi.ScsiStatus;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -71,11 +73,15 @@ class SrpFabricTest {
 
     /** The provider under test: loopback here, iwarp in {@link SrpFabricIwarpTest}. */
     void provider() throws Exception {
+        heldReads = new HeldReads();
         LoopbackDevice loopback = new LoopbackDevice("loopback0", LoopbackDevice.DEFAULT_ATTRIBUTES,
-                PinnedMemoryPolicy.ANY_NATIVE, Runnable::run);
+                PinnedMemoryPolicy.ANY_NATIVE, heldReads);
         device = loopback;
         cm = new LoopbackConnectionManager(loopback);
     }
+
+    /** The loopback provider's READ placement, to keep WRITEs waiting for data-out; null for iwarp. */
+    HeldReads heldReads;
 
     void provider(RdmaDevice device, ConnectionManager cm, Runnable close) {
         this.device = device;
@@ -232,6 +238,41 @@ class SrpFabricTest {
         b.setByte(30, function);
         b.setLong(32, taskTag);
         return b;
+    }
+
+    /**
+     * Every credit in use (8 WRITEs waiting for their data-out, whose RDMA READ responses are held
+     * back): a ninth request gets BUSY and no credit back, and the eight finish GOOD, each giving
+     * its credit back.
+     */
+    @Test
+    void aRequestBeyondTheRequestLimitGetsBusy() throws Exception {
+        Assumptions.assumeTrue(heldReads != null, "READ responses can be held back on the loopback provider only");
+        login();
+        heldReads.hold();
+        byte[] write10 = {0x2a, 0, 0, 0, 0, 0, 0, 0, 8, 0};
+        for (int i = 0; i < LIMITS.credits(); i++) {
+            ByteBuf iu = initiator.commandIu(100 + i, 0, write10, 1, 0);
+            initiator.direct(iu, SrpTestInitiator.WRITE_AREA, 4096);
+            initiator.send(iu);
+        }
+        for (int i = 0; i < 500 && heldReads.held() < LIMITS.credits(); i++) {
+            Thread.sleep(10);
+        }
+        assertThat(heldReads.held()).as("one RDMA READ per WRITE on the wire").isEqualTo(LIMITS.credits());
+        ByteBuf iu = initiator.commandIu(999, 0, INQUIRY, 0, 1);
+        initiator.direct(iu, SrpTestInitiator.READ_AREA, 96);
+        SrpResponse busy = SrpTestInitiator.response(initiator.exchange(iu));
+        assertThat(busy.tag()).isEqualTo(999);
+        assertThat(busy.status()).isEqualTo(ScsiStatus.BUSY);
+        assertThat(busy.requestLimitDelta()).isZero();
+        heldReads.release();
+        for (int i = 0; i < LIMITS.credits(); i++) {
+            SrpResponse rsp = SrpTestInitiator.response(initiator.receive());
+            assertThat(rsp.status()).isEqualTo(ScsiStatus.GOOD);
+            assertThat(rsp.requestLimitDelta()).isEqualTo(1);
+        }
+        assertThat(initiator.read(0, INQUIRY, 96).status()).isEqualTo(ScsiStatus.GOOD);
     }
 
     @Test

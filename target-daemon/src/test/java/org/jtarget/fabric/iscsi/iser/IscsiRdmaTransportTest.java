@@ -22,6 +22,7 @@ import org.jtarget.rdma.cm.ConnectionManager;
 import org.jtarget.rdma.cm.CmEventType;
 import org.jtarget.rdma.cm.CmListener;
 import org.jtarget.rdma.loopback.LoopbackConnectionManager;
+import org.jtarget.rdma.loopback.HeldReads;
 import org.jtarget.rdma.loopback.LoopbackDevice;
 import org.jtarget.rdma.PinnedMemoryPolicy;
 import org.jtarget.scsi.alua.TargetPortGroups;
@@ -38,11 +39,9 @@ import org.junit.jupiter.api.Test;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -88,35 +87,6 @@ class IscsiRdmaTransportTest {
      * when released (a READ whose response is still on the wire). Null for other providers.
      */
     HeldReads heldReads;
-
-    static final class HeldReads implements Executor {
-        private final ArrayDeque<Runnable> held = new ArrayDeque<>();
-        private boolean holding;
-
-        @Override
-        public synchronized void execute(Runnable placement) {
-            if (holding) {
-                held.add(placement);
-            } else {
-                placement.run();
-            }
-        }
-
-        synchronized void hold() {
-            holding = true;
-        }
-
-        synchronized int held() {
-            return held.size();
-        }
-
-        synchronized void release() {
-            holding = false;
-            for (Runnable r; (r = held.poll()) != null; ) {
-                r.run();
-            }
-        }
-    }
 
     /** The provider of a subclass. */
     void provider(RdmaDevice device, ConnectionManager cm, Runnable close) {
