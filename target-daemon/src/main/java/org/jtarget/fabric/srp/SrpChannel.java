@@ -48,6 +48,8 @@ public final class SrpChannel {
     private static final long RECEIVE = 1L << 60;
     private static final long SEND = 2L << 60;
     private static final long DATA = 3L << 60;
+    /** An RDMA READ of an indirect descriptor table that was only partly in its SRP_CMD. */
+    private static final long TABLE = 4L << 60;
     private static final long KIND_MASK = 0xfL << 60;
 
     private final QueuePair qp;
@@ -307,15 +309,34 @@ public final class SrpChannel {
         }
     }
 
+    /**
+     * RDMA READ of the task's whole indirect descriptor table ({@code length} bytes at
+     * {@code address} of {@code key}, SRP r16a: the entries beyond those in the SRP_CMD are only
+     * there); {@link SrpCommands#tableFetched} follows.
+     */
+    void readTable(SrpTask task, long address, int key, int length) {
+        ByteBuf into = memory.buffer(length);
+        if (into == null) {
+            fail("no registered memory for a descriptor table of " + length + " bytes");
+            return;
+        }
+        postData(WorkRequestOpcode.RDMA_READ, into, into.writerIndex(), length, address, key, task, TABLE);
+    }
+
     private boolean postData(WorkRequestOpcode opcode, ByteBuf buf, int index, int length, long remoteAddress,
                              int rkey, SrpTask task) {
+        return postData(opcode, buf, index, length, remoteAddress, rkey, task, DATA);
+    }
+
+    private boolean postData(WorkRequestOpcode opcode, ByteBuf buf, int index, int length, long remoteAddress,
+                             int rkey, SrpTask task, long kind) {
         int slot = transfers.take(buf, length, task);
         if (slot < 0) {
             buf.release();
             fail("more than " + limits.dataDepth() + " RDMA transfers in flight");
             return false;
         }
-        int rc = memory.postTransfer(qp, wr, DATA | slot, opcode, buf, index, length, remoteAddress, rkey);
+        int rc = memory.postTransfer(qp, wr, kind | slot, opcode, buf, index, length, remoteAddress, rkey);
         if (rc != Errno.OK) {
             transfers.free(slot).release();
             fail(opcode + " refused by the queue pair (errno " + rc + ")");
@@ -344,12 +365,12 @@ public final class SrpChannel {
             }
             commands.sendBufferFreed();
             closeIfSent();
-        } else if (kind == DATA) {
-            dataCompleted(slot, wc);
+        } else if (kind == DATA || kind == TABLE) {
+            dataCompleted(slot, wc, kind == TABLE);
         }
     }
 
-    private void dataCompleted(int slot, WorkCompletion wc) {
+    private void dataCompleted(int slot, WorkCompletion wc, boolean table) {
         SrpTask task = transfers.task(slot);
         int length = transfers.length(slot);
         ByteBuf buf = transfers.free(slot);
@@ -363,6 +384,10 @@ public final class SrpChannel {
             return;
         }
         buf.writerIndex(buf.readerIndex() + length);
+        if (table) {
+            commands.tableFetched(task, buf);
+            return;
+        }
         task.outstanding--;
         commands.dataOutFetched(task, buf);
     }

@@ -141,7 +141,38 @@ final class SrpCommands implements FabricOps {
         cmd.alloc(channel.dataAllocator());
         cmd.fabricContext(task);
         cmd.dataOut(task.dataOutSegments);
+        if (task.tableFetch != null) {
+            SrpCommand.Direction d = task.tableFetch;
+            channel.readTable(task, iu.tableVa(d), iu.tableKey(d), iu.tableLength(d)); // then tableFetched
+            return;
+        }
         core.submit(cmd);
+    }
+
+    /**
+     * The whole indirect descriptor table arrived ({@code table}, released here): its entries
+     * replace the partial list of the SRP_CMD, and the command goes to the core, or is refused if
+     * they do not add up to its TOTAL LENGTH.
+     */
+    void tableFetched(SrpTask task, ByteBuf table) {
+        RemoteBuffers into = task.tableFetch == Direction.DATA_OUT ? task.dataOutBuffers : task.dataInBuffers;
+        into.clear();
+        for (int at = table.readerIndex(); at + 16 <= table.writerIndex(); at += 16) {
+            into.add(table.getLong(at), table.getInt(at + 8), table.getInt(at + 12));
+        }
+        table.release();
+        task.tableFetch = null;
+        if (into.total() != task.tableTotal) {
+            LOG.info("SRP channel {}: SRP_CMD (tag 0x{}) refused: its descriptor table adds up to {} bytes, its TOTAL "
+                    + "LENGTH says {}", channel.cmId().remoteAddress(), Long.toHexString(task.tag), into.total(),
+                    task.tableTotal);
+            long tag = task.tag;
+            task.cmd.releaseBuffers();
+            freeTask(task);
+            answerInvalid(tag);
+            return;
+        }
+        core.submit(task.cmd);
     }
 
     /**
@@ -154,9 +185,9 @@ final class SrpCommands implements FabricOps {
         ScsiCommand cmd = task.cmd;
         cmd.direction(out && in ? DataDirection.BIDIRECTIONAL
                 : out ? DataDirection.WRITE : in ? DataDirection.READ : DataDirection.NONE);
-        String why = remoteBuffers(Direction.DATA_OUT, task.dataOutBuffers);
+        String why = remoteBuffers(task, Direction.DATA_OUT, task.dataOutBuffers);
         if (why == null) {
-            why = remoteBuffers(Direction.DATA_IN, task.dataInBuffers);
+            why = remoteBuffers(task, Direction.DATA_IN, task.dataInBuffers);
         }
         if (why == null && iu.format(Direction.DATA_OUT) == SrpDescriptorFormat.IMMEDIATE) {
             immediateData(task, ring);
@@ -172,22 +203,37 @@ final class SrpCommands implements FabricOps {
         return null;
     }
 
-    private String remoteBuffers(Direction direction, RemoteBuffers into) {
+    /** The longest indirect descriptor table fetched (4096 entries: 16 MiB in 4 KiB pages). */
+    static final int MAX_TABLE_LENGTH = 4096 * 16;
+
+    private String fetchTable(SrpTask task, Direction direction) {
+        long length = Integer.toUnsignedLong(iu.tableLength(direction));
+        if (task.tableFetch != null) {
+            return "indirect descriptor tables in both directions only partly in the IU";
+        }
+        if (length > MAX_TABLE_LENGTH) {
+            return "an indirect descriptor table of " + length + " bytes (at most " + MAX_TABLE_LENGTH + ")";
+        }
+        task.tableFetch = direction;
+        task.tableTotal = Integer.toUnsignedLong(iu.totalLength(direction));
+        return null;
+    }
+
+    private String remoteBuffers(SrpTask task, Direction direction, RemoteBuffers into) {
         switch (iu.format(direction)) {
             case DIRECT -> into.add(iu.va(direction), iu.key(direction), iu.length(direction));
             case INDIRECT -> {
                 int inIu = iu.inIuCount(direction);
                 if (!iu.tableComplete(direction)) {
-                    // r16a: the rest of the table is in the initiator's memory (Linux sends it so
-                    // only with allow_ext_sg); fetching it by RDMA READ is not done yet
-                    return "an indirect descriptor table of " + iu.tableLength(direction)
-                            + " bytes with only " + inIu + " descriptors in the IU";
+                    // r16a: the rest of the table is in the initiator's memory (Linux sends such
+                    // an IU only with allow_ext_sg): fetched by RDMA READ before the command runs
+                    return fetchTable(task, direction);
                 }
                 for (int i = 0; i < inIu; i++) {
                     into.add(iu.descriptorVa(direction, i), iu.descriptorKey(direction, i),
                             iu.descriptorLength(direction, i));
                 }
-                if (into.total() != Integer.toUnsignedLong(iu.totalLength(direction))) {
+                if (task.tableFetch != direction && into.total() != Integer.toUnsignedLong(iu.totalLength(direction))) {
                     return "an indirect descriptor whose TOTAL LENGTH " + Integer.toUnsignedLong(iu.totalLength(direction))
                             + " is not the sum of its descriptors, " + into.total();
                 }
@@ -473,6 +519,10 @@ final class SrpCommands implements FabricOps {
      */
     void channelGone() {
         for (SrpTask task : tasks) {
+            if (task.inUse && task.tableFetch != null) {
+                finish(task); // never reached the core; its table's buffer went with the transfers
+                continue;
+            }
             if (task.inUse && task.wanted > 0) {
                 task.wanted = 0;
                 task.cmd.markAborted();

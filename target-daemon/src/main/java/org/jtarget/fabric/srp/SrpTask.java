@@ -1,6 +1,7 @@
 package org.jtarget.fabric.srp;
 
 import org.jtarget.buffer.ScatterList;
+import org.jtarget.fabric.srp.iu.SrpCommand;
 import org.jtarget.scsi.spi.ScsiCommand;
 
 /**
@@ -29,6 +30,13 @@ final class SrpTask {
     boolean inUse;
     /** Its SRP_RSP waits for a free send buffer. */
     boolean responseWaiting;
+    /**
+     * The direction whose indirect descriptor table is being fetched by RDMA READ (it was only
+     * partly in the SRP_CMD), or null; the command goes to the core when it is here.
+     */
+    SrpCommand.Direction tableFetch;
+    /** The TOTAL LENGTH of that indirect descriptor (checked against the fetched table). */
+    long tableTotal;
 
     SrpTask(int index) {
         this.index = index;
@@ -49,5 +57,7 @@ final class SrpTask {
         outstanding = 0;
         inUse = false;
         responseWaiting = false;
+        tableFetch = null;
+        tableTotal = 0;
     }
 }

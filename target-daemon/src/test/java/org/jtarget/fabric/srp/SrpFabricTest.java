@@ -188,6 +188,53 @@ class SrpFabricTest {
                 .isEqualTo(initiator.memory.slice(SrpTestInitiator.WRITE_AREA + n / 2, n / 2));
     }
 
+    /**
+     * An indirect descriptor whose table is only partly in the IU (one of four entries; r16a: the
+     * target fetches the table by RDMA READ), then one whose fetched table does not add up to its
+     * TOTAL LENGTH (an invalid field; the channel goes on).
+     */
+    @Test
+    void anIndirectTableOnlyPartlyInTheIuIsFetched() throws Exception {
+        login();
+        int n = SrpTestInitiator.DATA_SIZE;
+        for (int i = 0; i < n; i++) {
+            initiator.memory.setByte(SrpTestInitiator.WRITE_AREA + i, i * 7 + (i >>> 10));
+        }
+        assertThat(initiator.write(0, new byte[] {0x2a, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0}, n).status())
+                .isEqualTo(ScsiStatus.GOOD);
+        initiator.memory.setZero(SrpTestInitiator.READ_AREA, n);
+        int table = 32 << 10; // the whole table, in the initiator's memory: quarters in reverse order
+        for (int q = 0; q < 4; q++) {
+            initiator.memory.setLong(table + q * 16, initiator.address(SrpTestInitiator.READ_AREA + (3 - q) * n / 4));
+            initiator.memory.setInt(table + q * 16 + 8, initiator.rkey());
+            initiator.memory.setInt(table + q * 16 + 12, n / 4);
+        }
+        byte[] read10 = {0x28, 0, 0, 0, 0, 0, 0, 0x08, 0x00, 0};
+        SrpResponse read = SrpTestInitiator.response(initiator.exchange(partialTableIu(read10, table, n)));
+        assertThat(read.status()).isEqualTo(ScsiStatus.GOOD);
+        for (int q = 0; q < 4; q++) {
+            assertThat(initiator.memory.slice(SrpTestInitiator.READ_AREA + (3 - q) * n / 4, n / 4))
+                    .isEqualTo(initiator.memory.slice(SrpTestInitiator.WRITE_AREA + q * n / 4, n / 4));
+        }
+        initiator.memory.setInt(table + 3 * 16 + 12, n / 4 - 512); // the table now adds up to less
+        SrpResponse refused = SrpTestInitiator.response(initiator.exchange(partialTableIu(read10, table, n)));
+        assertThat(refused.status()).isEqualTo(ScsiStatus.CHECK_CONDITION);
+        assertThat(refused.sense()[12]).isEqualTo((byte) 0x0e); // INVALID FIELD IN COMMAND INFORMATION UNIT
+        assertThat(initiator.read(0, INQUIRY, 96).status()).isEqualTo(ScsiStatus.GOOD);
+    }
+
+    /** A READ with an indirect data-in descriptor: a table of four entries at {@code table}, the first in the IU. */
+    private ByteBuf partialTableIu(byte[] cdb, int table, int total) {
+        ByteBuf iu = initiator.commandIu(initiator.tag(), 0, cdb, 0, 2);
+        iu.setByte(7, 1); // DATA-IN DESCRIPTOR COUNT: one entry in the IU
+        iu.writeLong(initiator.address(table));
+        iu.writeInt(initiator.rkey());
+        iu.writeInt(4 * 16); // the table: four entries
+        iu.writeInt(total);
+        iu.writeBytes(initiator.memory, table, 16);
+        return iu;
+    }
+
     @Test
     void immediateDataIsWrittenAsItCame() throws Exception {
         login();
