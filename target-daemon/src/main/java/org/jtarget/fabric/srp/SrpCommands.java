@@ -317,6 +317,14 @@ final class SrpCommands implements FabricOps {
 
     /** An RDMA READ of the task's data-out completed into {@code buf} (the task owns it now). */
     void dataOutFetched(SrpTask task, ByteBuf buf) {
+        if (task.abandoned) {
+            buf.release();
+            if (task.outstanding == 0) {
+                freeTask(task);
+                creditReturned();
+            }
+            return;
+        }
         task.received += buf.readableBytes();
         task.dataOutSegments.add(buf);
         if (task.received >= task.wanted && task.outstanding == 0) {
@@ -346,11 +354,28 @@ final class SrpCommands implements FabricOps {
         respond((SrpTask) cmd.fabricContext(), 0);
     }
 
+    /**
+     * SAM-5 5.6: an aborted command gets no response; its credit goes back another way. A WRITE
+     * aborted while RDMA READs of its data-out are in flight (the core does not wait for them)
+     * keeps its task until they complete: only then is the task free for another command, and
+     * only then does the credit go back.
+     */
     @Override
     public void abortedTask(ScsiCommand cmd) {
         SrpTask task = (SrpTask) cmd.fabricContext();
+        if (task.outstanding > 0) {
+            task.cmd.releaseBuffers();
+            task.abandoned = true;
+            task.wanted = 0; // no further READ
+            return;
+        }
         finish(task);
-        creditsToReturn++; // SAM-5 5.6: no response; the credit goes back another way
+        creditReturned();
+    }
+
+    /** A request ended without a response: its credit goes back with the next SRP_RSP or an SRP_CRED_REQ. */
+    private void creditReturned() {
+        creditsToReturn++;
         scheduleCreditCheck();
     }
 
@@ -398,8 +423,7 @@ final class SrpCommands implements FabricOps {
     private void answerInvalid(long tag) {
         int n = SenseBuilder.build(sense, SenseReason.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT, false);
         if (!sendResponse(tag, true, ScsiStatus.CHECK_CONDITION, 0, 0, 0, 0, n, NO_RESPONSE_CODE, false)) {
-            creditsToReturn++;
-            scheduleCreditCheck();
+            creditReturned();
         }
     }
 
@@ -523,7 +547,7 @@ final class SrpCommands implements FabricOps {
                 finish(task); // never reached the core; its table's buffer went with the transfers
                 continue;
             }
-            if (task.inUse && task.wanted > 0) {
+            if (task.inUse && task.wanted > 0 && !task.abandoned) {
                 task.wanted = 0;
                 task.cmd.markAborted();
                 core.dataOutComplete(task.cmd);

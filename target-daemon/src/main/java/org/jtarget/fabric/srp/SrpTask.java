@@ -31,6 +31,11 @@ final class SrpTask {
     /** Its SRP_RSP waits for a free send buffer. */
     boolean responseWaiting;
     /**
+     * The core ended the command aborted while RDMA READs of its data-out were in flight: the task
+     * goes back to the pool, and its credit to the initiator, when the last of them completes.
+     */
+    boolean abandoned;
+    /**
      * The direction whose indirect descriptor table is being fetched by RDMA READ (it was only
      * partly in the SRP_CMD), or null; the command goes to the core when it is here.
      */
@@ -57,6 +62,7 @@ final class SrpTask {
         outstanding = 0;
         inUse = false;
         responseWaiting = false;
+        abandoned = false;
         tableFetch = null;
         tableTotal = 0;
     }

@@ -322,6 +322,48 @@ class SrpFabricTest {
         assertThat(initiator.read(0, INQUIRY, 96).status()).isEqualTo(ScsiStatus.GOOD);
     }
 
+    /**
+     * ABORT TASK of a WRITE whose RDMA READ is in flight: the WRITE gets no SRP_RSP (SAM-5 5.6), the
+     * answer comes only after the READ completed (FENCE), and both credits come back (the aborted
+     * command's in the task management response or an SRP_CRED_REQ), so the initiator can use all
+     * eight again.
+     */
+    @Test
+    void abortTaskOfAWriteWhoseReadIsInFlight() throws Exception {
+        Assumptions.assumeTrue(heldReads != null, "READ responses can be held back on the loopback provider only");
+        login();
+        heldReads.hold();
+        ByteBuf write = initiator.commandIu(500, 0, new byte[] {0x2a, 0, 0, 0, 0, 0, 0, 0, 8, 0}, 1, 0);
+        initiator.direct(write, SrpTestInitiator.WRITE_AREA, 4096);
+        initiator.send(write);
+        for (int i = 0; i < 500 && heldReads.held() == 0; i++) {
+            Thread.sleep(10);
+        }
+        assertThat(heldReads.held()).as("the WRITE's RDMA READ on the wire").isPositive();
+        initiator.send(tmfIu(501, 0x01, 500)); // ABORT TASK
+        assertThat(initiator.poll(300)).as("no answer while the READ is in flight").isNull();
+        heldReads.release();
+        int credits = 0;
+        boolean answered = false;
+        for (int i = 0; i < 2 && !(answered && credits == 2); i++) {
+            ByteBuf in = initiator.receive();
+            int opcode = in.getUnsignedByte(0);
+            if (opcode == SrpIu.CRED_REQ) {
+                credits += in.getInt(4);
+                in.release();
+                continue;
+            }
+            SrpResponse rsp = SrpTestInitiator.response(in);
+            assertThat(rsp.tag()).as("only the task management answer").isEqualTo(501);
+            assertThat(rsp.responseCode()).isEqualTo(SrpResponse.NO_FAILURE);
+            credits += rsp.requestLimitDelta();
+            answered = true;
+        }
+        assertThat(answered).isTrue();
+        assertThat(credits).as("the ABORT TASK's credit and the aborted WRITE's").isEqualTo(2);
+        assertThat(initiator.read(0, INQUIRY, 96).status()).isEqualTo(ScsiStatus.GOOD);
+    }
+
     @Test
     void anUnknownTargetPortIsRejectedAsUnableToEstablishTheChannel() throws Exception {
         CmEvent e = initiator.connect(cm, portal, SrpTestInitiator.linuxLogin(SrpPortId.of(1, 2)));
