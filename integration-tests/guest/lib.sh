@@ -283,6 +283,40 @@ iser_login() {
   iscsiadm -m session -P 1 | grep -q "Iface Transport: iser" || fail "the session to $iqn does not run over iser"
 }
 
+# srp_start: the RDMA stack (rdma_start), ib_srp and the disk driver loaded; sets SRP_PORT_DIR,
+# the ib_srp port of siw0 (where add_target is).
+srp_start() {
+  rdma_start
+  run modprobe -a ib_srp sd_mod sg # no udev coldplug: the disk driver is loaded by hand
+  SRP_PORT_DIR=$(ls -d /sys/class/infiniband_srp/srp-siw0-* 2>/dev/null | head -1)
+  [ -n "$SRP_PORT_DIR" ] || fail "ib_srp made no port for siw0 (/sys/class/infiniband_srp: $(ls /sys/class/infiniband_srp))"
+}
+
+# srp_add_target ID_EXT IOC_GUID PORT: after srp_start, add_target for the target port
+# ID_EXT:IOC_GUID at HOST:PORT; sets SRP_RPORT (the remote port's sysfs directory) and SRP_HOST
+# (its SCSI host).
+srp_add_target() {
+  step "add_target id_ext=$1,ioc_guid=$2,dest=$HOST:$3"
+  echo "id_ext=$1,ioc_guid=$2,dest=$HOST:$3" >"$SRP_PORT_DIR/add_target" \
+    || { dmesg | tail -20; fail "add_target failed"; }
+  SRP_RPORT=$(ls -d /sys/class/srp_remote_ports/port-* 2>/dev/null | head -1)
+  [ -n "$SRP_RPORT" ] || fail "no SRP remote port after add_target"
+  SRP_HOST=$(basename "$SRP_RPORT" | sed 's/^port-//; s/:.*//')
+  echo "SRP remote port $SRP_RPORT: SCSI host $SRP_HOST, port id $(cat "$SRP_RPORT/port_id")"
+}
+
+# srp_disk LUN: waits (30 s) for the disk of LUN on the SRP host, prints /dev/sdX.
+srp_disk() {
+  await_disk "/sys/bus/scsi/devices/$SRP_HOST:0:0:$1/block/*"
+}
+
+# srp_remove_target: deletes the SRP remote port (ib_srp disconnects) and checks it is gone.
+srp_remove_target() {
+  step "remove the target"
+  echo 1 >"$SRP_RPORT/delete" || fail "delete of $SRP_RPORT failed"
+  retry 10 sh -c "[ ! -e '$SRP_RPORT' ]" || fail "the SRP remote port is still there after delete"
+}
+
 # guest_address: the guest's IPv4 address on eth0 (10.0.2.15 under QEMU's user-mode network).
 guest_address() {
   ip -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1 | head -1

@@ -54,7 +54,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <li>ABORT TASK over iSER: the guest's SCSI error handler aborts a write stuck in a frozen store, and</li>
  * <li>the kernel's SRP initiator (ib_srp over siw, add_target) against an SRP portal: a login without
  *     identifiers refused, data read back, ext4 and xfs, fio with crc32c verify, fsck clean, a
- *     persistent reservation showing the SRP TransportID, a LUN reset, the target removed.</li>
+ *     persistent reservation showing the SRP TransportID, a LUN reset, the target removed; and</li>
+ * <li>ABORT TASK over SRP: ib_srp's abort of a write stuck in a frozen store is answered in time.</li>
  * </ol>
  * Each scenario prints its wall time and the guest's boot time. The guest runs under TCG on
  * machines without hardware virtualisation (minutes of CPU for the suite), so fio runs are short
@@ -359,6 +360,33 @@ class GuestInitiatorIT {
     @Test
     @Order(13)
     void abortTaskFromTheKernelsIserInitiator() throws Exception {
+        withFreezableStore((store, freezer) -> runIserScenario("iser-abort", store.resolve("iser.img").toString(),
+                freezer));
+    }
+
+    /**
+     * Scenario 15 (ABORT TASK from Linux over SRP): as scenario 13, with ib_srp's abort (SRP_TSK_MGMT
+     * ABORT TASK); the answer must come within ib_srp's 5 s or the error handler resets the LUN.
+     * Needs root (loop mount, fsfreeze): skipped otherwise.
+     */
+    @Test
+    @Order(15)
+    void abortTaskFromTheKernelsSrpInitiator() throws Exception {
+        withFreezableStore((store, freezer) -> runSrpScenario("srp-abort", store.resolve("srp.img").toString(),
+                freezer));
+    }
+
+    /** A scenario run with a store directory the host can freeze when the guest asks. */
+    private interface FreezableStoreRun {
+        void run(Path store, DuringGuest freezer) throws Exception;
+    }
+
+    /**
+     * Runs {@code run} with a directory on a loop-mounted ext4 and the host side that freezes it
+     * (fsfreeze) when the guest signals {@code freeze-store} and thaws it on {@code thaw-store}.
+     * Skipped when the loop mount is refused (not root).
+     */
+    private void withFreezableStore(FreezableStoreRun run) throws Exception {
         Path image = dir.resolve("store.ext4");
         Path store = Files.createDirectories(dir.resolve("store"));
         ClientTool.Result mount = ClientTool.run(Duration.ofSeconds(60), null, "sh", "-c",
@@ -366,7 +394,7 @@ class GuestInitiatorIT {
                         + "' '" + store + "'");
         assumeTrue(mount.exitCode() == 0, "cannot mount a loop file system: " + mount.describe());
         try {
-            runIserScenario("iser-abort", store.resolve("iser.img").toString(), vm -> {
+            run.run(store, vm -> {
                 vm.awaitLine(Pattern.compile("^JTARGET-GUEST-SIGNAL freeze-store$"), GUEST_TIMEOUT);
                 ClientTool.runOk(Duration.ofSeconds(30), null, "fsfreeze", "-f", store.toString());
                 vm.awaitLine(Pattern.compile("^JTARGET-GUEST-SIGNAL thaw-store$"), GUEST_TIMEOUT);
@@ -421,19 +449,28 @@ class GuestInitiatorIT {
     @Test
     @Order(14)
     void theKernelsSrpInitiator() throws Exception {
+        runSrpScenario("srp-filesystems", "data/srp.img", vm -> { });
+    }
+
+    /**
+     * Runs an SRP scenario against its own daemon: a TCP and an SRP portal (256 MiB pinned arena) on
+     * one target with an SRP target port identifier, LUN 0 a file store at {@code filePath}, LUN 1 a
+     * memory store.
+     */
+    private void runSrpScenario(String scenario, String filePath, DuringGuest during) throws Exception {
         int port = DaemonProcess.freePort();
         int srpPort = DaemonProcess.freePort();
         Map<String, String> vars = vars();
         vars.put("SRP_PORT", Integer.toString(srpPort));
         vars.put("ID_EXT", SRP_ID_EXT);
         vars.put("IOC_GUID", SRP_IOC_GUID);
-        runWithOwnDaemon("srp-filesystems", port, vars, vm -> { }, """
+        runWithOwnDaemon(scenario, port, vars, during, """
                 daemon: { buffer-pool: { pinned-size: 256MiB, pin: true } }
                 portals:
                   - { name: tcp, listen: "127.0.0.1:%d" }
                   - { name: srp, listen: "127.0.0.1:%d", portal-group-tag: 3, transport: srp }
                 backstores:
-                  - { name: srpfile, type: file, path: "data/srp.img", size: %dMiB, create: true }
+                  - { name: srpfile, type: file, path: "%s", size: %dMiB, create: true }
                   - { name: srpmem, type: memory, size: %dMiB }
                 targets:
                   - iqn: %s
@@ -441,7 +478,8 @@ class GuestInitiatorIT {
                     srp: { id-ext: 0x%s, ioc-guid: 0x%s }
                     luns: [ { lun: 0, backstore: srpfile }, { lun: 1, backstore: srpmem } ]
                     acl: ["*"]
-                """.formatted(port, srpPort, LUN_MIB, XFS_LUN_MIB, IQN_PREFIX + "srp", SRP_ID_EXT, SRP_IOC_GUID));
+                """.formatted(port, srpPort, filePath, LUN_MIB, XFS_LUN_MIB, IQN_PREFIX + "srp", SRP_ID_EXT,
+                SRP_IOC_GUID));
     }
 
     /** The SRP target port identifier of scenario 14's target, as ib_srp's add_target takes its halves. */
