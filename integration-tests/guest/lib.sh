@@ -317,6 +317,20 @@ srp_remove_target() {
   retry 10 sh -c "[ ! -e '$SRP_RPORT' ]" || fail "the SRP remote port is still there after delete"
 }
 
+# stuck_write DISK: a 3 s command timeout on DISK, the host asked to freeze the store behind it,
+# then a 1 MiB O_DIRECT write of /tmp/pattern (random) in the background that blocks in the
+# daemon's store until the host thaws it; sets STUCK_PID to the write's pid.
+stuck_write() {
+  echo 3 >/sys/block/"$(basename "$1")"/device/timeout
+  head -c 1048576 /dev/urandom >/tmp/pattern
+  step "host: freeze the store of $1"
+  echo "JTARGET-GUEST-SIGNAL freeze-store"
+  sleep 3
+  step "1 MiB O_DIRECT write to $1: blocks in the store, times out, ABORT TASK"
+  dd if=/tmp/pattern of="$1" bs=1M count=1 oflag=direct status=none &
+  STUCK_PID=$!
+}
+
 # guest_address: the guest's IPv4 address on eth0 (10.0.2.15 under QEMU's user-mode network).
 guest_address() {
   ip -4 -o addr show dev eth0 | awk '{print $4}' | cut -d/ -f1 | head -1

@@ -10,20 +10,12 @@ s=$(session_of "$IQN" "$ISER_PORT") || fail "no session to $IQN at port $ISER_PO
 d0=$(disk_of "$s" 0) || fail "no disk for LUN 0"
 echo "iSER session $s: LUN 0 $d0"
 echo 1 >/sys/module/libiscsi/parameters/debug_libiscsi_eh || fail "no libiscsi eh debug switch"
-echo 3 >/sys/block/"$(basename "$d0")"/device/timeout
-head -c 1048576 /dev/urandom >/tmp/pattern
-
-step "host: freeze the store of LUN 0"
-echo "JTARGET-GUEST-SIGNAL freeze-store"
-sleep 3
-step "1 MiB O_DIRECT write to $d0: blocks in the store, times out, ABORT TASK"
-dd if=/tmp/pattern of="$d0" bs=1M count=1 oflag=direct status=none &
-dd_pid=$!
+stuck_write "$d0"
 retry 90 sh -c 'dmesg | grep -q "aborting \[sc"' || fail "no ABORT TASK sent within 90 s"
 dmesg | grep -E "aborting|abort|conn error" | tail -5
 step "host: thaw the store"
 echo "JTARGET-GUEST-SIGNAL thaw-store"
-wait "$dd_pid" || fail "the write did not complete after the abort"
+wait "$STUCK_PID" || fail "the write did not complete after the abort"
 retry 60 sh -c 'dmesg | grep -qE "abort success|abort failed|conn error"' || fail "the abort did not end within 60 s"
 dmesg | grep -E "aborting|abort|reset|conn error" | tail -10
 dmesg | grep -q "abort success" || fail "ABORT TASK did not succeed"

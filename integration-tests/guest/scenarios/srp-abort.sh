@@ -10,20 +10,12 @@ srp_start
 srp_add_target "$ID_EXT" "$IOC_GUID" "$SRP_PORT"
 d0=$(srp_disk 0) || fail "no disk for LUN 0"
 echo "SRP disk: LUN 0 $d0"
-echo 3 >/sys/block/"$(basename "$d0")"/device/timeout
-head -c 1048576 /dev/urandom >/tmp/pattern
-
-step "host: freeze the store of LUN 0"
-echo "JTARGET-GUEST-SIGNAL freeze-store"
-sleep 3
-step "1 MiB O_DIRECT write to $d0: blocks in the store, times out, ABORT TASK"
-dd if=/tmp/pattern of="$d0" bs=1M count=1 oflag=direct status=none &
-dd_pid=$!
+stuck_write "$d0"
 retry 90 sh -c 'dmesg | grep -q "Sending SRP abort for tag"' || fail "no SRP ABORT TASK sent within 90 s"
 dmesg | grep -iE "srp abort|abort" | tail -5
 step "host: thaw the store"
 echo "JTARGET-GUEST-SIGNAL thaw-store"
-wait "$dd_pid" || fail "the write did not complete after the abort"
+wait "$STUCK_PID" || fail "the write did not complete after the abort"
 dmesg | grep -iE "srp|abort|reset" | tail -10
 ! dmesg | grep -q "reset_device called" || fail "the abort did not succeed: the error handler reset the LUN"
 ! dmesg | grep -qE "failed (RECV|SEND|RDMA)|reconnect" || fail "the SRP channel failed"
