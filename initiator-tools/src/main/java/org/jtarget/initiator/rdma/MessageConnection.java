@@ -321,6 +321,25 @@ public final class MessageConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits (at most the read timeout) until every SEND posted has completed, so that a last
+     * message (a logout) has left before the connection is closed; false when the connection ended
+     * or the time ran out first. Messages arriving meanwhile stay queued.
+     */
+    public boolean flushSends() throws IOException {
+        long deadline = System.nanoTime() + readTimeoutNanos;
+        try {
+            while (freeSendCount < layout.sends()) {
+                if (!pollOnce(deadline)) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        }
+    }
+
     // ------------------------------------------------------------------ receiving
 
     /**
