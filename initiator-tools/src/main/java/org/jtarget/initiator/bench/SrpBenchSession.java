@@ -47,16 +47,21 @@ final class SrpBenchSession extends BenchSession {
         channel.drive(this::turn);
     }
 
-    /** Issues and handles what has arrived, without waiting; true once the run is over and drained. */
+    /**
+     * Issues and handles what has arrived, without waiting; true once the run is over and drained.
+     * Fills again when an SRP_CRED_REQ alone brought credits (no response would wake it up then).
+     */
     private boolean turn() throws IOException {
         while (true) {
             if (drained()) {
                 return true;
             }
-            if (!channel.pollResponse()) {
+            int credits = channel.requestLimit();
+            if (channel.pollResponse()) {
+                take(channel.response());
+            } else if (channel.requestLimit() <= credits) {
                 return false;
             }
-            take(channel.response());
         }
     }
 

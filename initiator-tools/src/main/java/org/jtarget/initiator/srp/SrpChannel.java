@@ -194,7 +194,8 @@ public final class SrpChannel implements AutoCloseable {
     /**
      * Runs one command through data slot 0 and waits for its SRP_RSP: data-in of up to
      * {@code readLength} bytes, or the data-out {@code writeData} (null for none). The data-in
-     * returned is {@code readLength} less the underflow residual.
+     * returned is {@code readLength} less the underflow residual. Without a credit it first waits
+     * for the target's SRP_CRED_REQ.
      *
      * @throws EOFException when the channel ends first (the target disconnected or logged it out)
      */
@@ -203,6 +204,7 @@ public final class SrpChannel implements AutoCloseable {
         if (write) {
             connection.stage(0, writeData, 0, writeData.length);
         }
+        awaitCredit();
         long tag = nextTag++;
         sendCommand(0, tag, lun, cdb, write ? 0 : readLength, write ? writeData.length : 0);
         if (!awaitResponse()) {
@@ -217,6 +219,20 @@ public final class SrpChannel implements AutoCloseable {
         byte[] data = new byte[placed];
         connection.take(0, data, 0, placed);
         return status.result(data, !write);
+    }
+
+    /** r16a 5.5.2: with no credit left and no command outstanding, only an SRP_CRED_REQ can give one. */
+    private void awaitCredit() throws IOException {
+        while (requestLimit <= 0) {
+            if (!connection.awaitMessage()) {
+                throw new EOFException("the target closed the SRP channel while we waited for a credit: "
+                        + connection.describeEnd());
+            }
+            if (takeIu()) {
+                throw new SrpProtocolException("SRP_RSP for tag 0x" + Long.toHexString(status.tag())
+                        + " with no command outstanding");
+            }
+        }
     }
 
     // ------------------------------------------------------------------ commands in flight

@@ -181,6 +181,28 @@ class SrpChannelTest {
     }
 
     @Test
+    void withoutACreditACommandWaitsForTheTargetsCreditRequest() throws Exception {
+        loggedIn(1, true);
+        CompletableFuture<ScsiResult> first = CompletableFuture.supplyAsync(() -> run(() ->
+                channel.execute(0, ScsiCdbs.testUnitReady(), 0, null)));
+        target.send(response(target.nextIu().getLong(8), 0, 0, 0, 0, new byte[0])); // the credit is kept
+        assertThat(first.get(10, TimeUnit.SECONDS).good()).isTrue();
+        assertThat(channel.requestLimit()).isZero();
+
+        CompletableFuture<ScsiResult> second = CompletableFuture.supplyAsync(() -> run(() ->
+                channel.execute(0, ScsiCdbs.testUnitReady(), 0, null)));
+        target.send(creditRequest(1, 0x99));
+        ByteBuffer answer = target.nextIu();
+        assertThat(answer.get(0)).as("SRP_CRED_RSP first").isEqualTo((byte) 0x41);
+        ByteBuffer cmd = target.nextIu();
+        assertThat(cmd.get(0)).as("then the SRP_CMD").isEqualTo((byte) 0x02);
+        target.send(response(cmd.getLong(8), 1, 0, 0, 0, new byte[0]));
+
+        assertThat(second.get(10, TimeUnit.SECONDS).good()).isTrue();
+        assertThat(channel.requestLimit()).isEqualTo(1);
+    }
+
+    @Test
     void aRefusalIsALoginFailureWithTheRejectsReason() throws Exception {
         target = new ScriptedSrpTarget(request -> null);
         target.rejectWith(new SrpLoginReject(SrpLoginReject.IU_LENGTH_TOO_LARGE, 0, 2).encode());
