@@ -5,11 +5,11 @@
 # workload the B/A ratio of every round and their median, and the load average before and after.
 # Needs $root (the checkout) and python3.
 
-# bench_mibs URL RW BS QD: the run's MiB/s
+# bench_mibs URL RW BS QD: the run's MiB/s (reads and writes together for a mixed workload)
 bench_mibs() {
   JTARGET_JAVA_OPTS=-Dio.netty.leakDetection.level=disabled "$root/initiator-tools/bin/jtarget-initiator" \
     bench --url "$1/0" --rw "$2" --bs "$3" --qd "$4" --seconds "$seconds" --ramp "$ramp" \
-    | sed -n 's/.*BW=\([0-9.]*\)MiB.*/\1/p'
+    | sed -n 's/.*BW=\([0-9.]*\)MiB.*/\1/p' | awk '{ sum += $1 } END { printf "%.2f", sum }'
 }
 
 compare_transports() {
