@@ -37,9 +37,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * when the daemon dies) reports every journaled block lost, and one journaled block overwritten
  * behind its back with {@code jtarget-initiator write} is reported as {@code 1 lost}, exit 1.
  *
- * <p>The daemon serves the LUNs on a TCP and an iSER portal (RFC 7145 over the iwarp provider, its
- * pinned arena small enough for the usual 8 MiB memlock limit); the crash test runs over both
- * transports, and over iSER the daemon is killed five times in a row, verify after each restart.
+ * <p>The daemon serves the LUNs on a TCP, an iSER (RFC 7145) and an SRP (T10 SRP r16a) portal, both
+ * RDMA ones over the iwarp provider, its pinned arena small enough for the usual 8 MiB memlock
+ * limit; the crash test runs over every transport, and over iSER and over SRP the daemon is killed
+ * five times in a row, verify after each restart.
  */
 class CrashcheckIT {
 
@@ -60,6 +61,7 @@ class CrashcheckIT {
     private Path config;
     private int port;
     private int iserPort;
+    private int srpPort;
     private DaemonProcess daemon;
     private Process writer;
 
@@ -67,18 +69,21 @@ class CrashcheckIT {
     void start() throws IOException {
         port = DaemonProcess.freePort();
         iserPort = DaemonProcess.freePort();
-        config = DaemonConfig.write(dir, DaemonConfig.daemonAndPortalsYaml(port, iserPort) + """
+        srpPort = DaemonProcess.freePort();
+        config = DaemonConfig.write(dir, DaemonConfig.daemonAndPortalsYaml(port, iserPort)
+                + DaemonConfig.srpPortalYaml(srpPort) + """
                 backstores:
                   - { name: file0, type: file, path: data/file0.img, size: 64MiB, create: true, write-cache: true }
                   - { name: ram0, type: memory, size: 16MiB }
                 targets:
                   - iqn: %s
-                    portals: [%s]
+                    portals: [%s, srp]
+                    %s
                     luns:
                       - { lun: 0, backstore: file0 }
                       - { lun: 1, backstore: ram0 }
                     acl: ["*"]
-                """.formatted(IQN, DaemonConfig.targetPortals(iserPort)));
+                """.formatted(IQN, DaemonConfig.targetPortals(iserPort), DaemonConfig.SRP_TARGET));
         daemon = DaemonProcess.start(config, port);
     }
 
@@ -99,8 +104,19 @@ class CrashcheckIT {
     /** Issue 15: crashcheck over iSER with five SIGKILLs of the daemon, 0 lost after every restart. */
     @Test
     void noAcknowledgedWriteIsLostOverIserAcrossFiveKills() throws Exception {
+        assertNoneLostAcrossFiveKills(iserUrl(FILE_LUN), "journal-iser");
+    }
+
+    /** Issue 16: crashcheck over SRP with five SIGKILLs of the daemon, 0 lost after every restart. */
+    @Test
+    void noAcknowledgedWriteIsLostOverSrpAcrossFiveKills() throws Exception {
+        assertNoneLostAcrossFiveKills(DaemonConfig.srpUrl(srpPort, FILE_LUN), "journal-srp");
+    }
+
+    /** Five write, SIGKILL, restart, verify rounds on one journal: every verify finds 0 lost. */
+    private void assertNoneLostAcrossFiveKills(String url, String journalName) throws Exception {
         for (int kill = 1; kill <= 5; kill++) {
-            ClientTool.Result v = writeKillRestartVerify(iserUrl(FILE_LUN), "journal-iser", "fua");
+            ClientTool.Result v = writeKillRestartVerify(url, journalName, "fua");
             assertThat(v.stdout()).as(v.describe()).contains("journal: " + kill + " runs");
             assertNoneLost(v);
         }

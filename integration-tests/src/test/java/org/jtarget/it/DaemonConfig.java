@@ -34,6 +34,11 @@ public record DaemonConfig(int port, int iserPort, long memoryBytes, long fileBy
      */
     public static final String ISER_BUFFER_POOL = "buffer-pool: { pinned-size: 6MiB, pin: true }";
 
+    /** The SRP target port of a target with {@link #SRP_TARGET}: what srp:// URLs name ({@link #srpUrl}). */
+    public static final String SRP_TARGET_PORT = "0x0123456789abcdef00a0b1c2d3e4f501";
+    /** A target's {@code srp:} setting for {@link #SRP_TARGET_PORT} (id-ext, then ioc-guid). */
+    public static final String SRP_TARGET = "srp: { id-ext: 0x0123456789abcdef, ioc-guid: 0x00a0b1c2d3e4f501 }";
+
     /** The standard test config: 384 MiB memory LUN 0, 512 MiB file LUN 1 at {@code data/file0.img}. */
     public static DaemonConfig standard(int port) {
         return new DaemonConfig(port, 0, 384 * MIB, 512 * MIB, "data/file0.img");
@@ -87,6 +92,23 @@ public record DaemonConfig(int port, int iserPort, long memoryBytes, long fileBy
         String settings = Stream.concat(Stream.of(otherSettings), Stream.of(ISER_BUFFER_POOL))
                 .collect(Collectors.joining(", "));
         return "daemon: { " + settings + " }\n" + portalsYaml(port, iserPort);
+    }
+
+    /**
+     * One more entry for {@link #portalsYaml}'s list: {@code srp} ({@code transport: srp}, portal
+     * group 3) on {@code srpPort}. An SRP channel registers the same pinned arena as iSER
+     * ({@link #ISER_BUFFER_POOL}, about 1.3 MiB per channel at the default 64 credits), and the
+     * target needs {@link #SRP_TARGET}.
+     */
+    public static String srpPortalYaml(int srpPort) {
+        return """
+                  - { name: srp, listen: "127.0.0.1:%d", portal-group-tag: 3, transport: srp }
+                """.formatted(srpPort);
+    }
+
+    /** {@code srp://127.0.0.1:PORT/SRP_TARGET_PORT/LUN}, as {@code jtarget-initiator} takes it. */
+    public static String srpUrl(int srpPort, int lun) {
+        return "srp://" + DaemonProcess.HOST + ":" + srpPort + "/" + SRP_TARGET_PORT + "/" + lun;
     }
 
     /** What a target's {@code portals:} lists for {@link #portalsYaml}: {@code default} or {@code default, rdma}. */

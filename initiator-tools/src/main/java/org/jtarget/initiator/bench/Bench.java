@@ -8,11 +8,12 @@ import org.jtarget.initiator.cli.CliFailure;
  * Entry point of {@code jtarget-initiator bench} (see the package comment):
  *
  * <pre>
- * jtarget-initiator bench --url ISCSI_URL [--sessions N] [--qd N] [--rw read|write|rw|randread|randwrite|randrw]
+ * jtarget-initiator bench --url URL [--sessions N] [--qd N] [--rw read|write|rw|randread|randwrite|randrw]
  *                         [--rwmixread PCT] [--bs SIZE] [--seconds N] [--ramp SECONDS] [--lba N] [--blocks N]
  *                         [--initiator-name IQN] [--digests] [--timeout SECONDS]
  * </pre>
  *
+ * URL is an iscsi://, iser:// or srp:// one (for srp:// {@code --initiator-name} is an SRP port name).
  * Exit codes are the CLI's: 0 every command ended GOOD; 2 usage; 3 login failed; 4 a command
  * ended in CHECK CONDITION; 5 connection lost, I/O or protocol error (the report is printed first).
  */

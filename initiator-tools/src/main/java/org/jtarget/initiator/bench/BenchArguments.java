@@ -9,13 +9,14 @@ import java.util.Set;
 import org.jtarget.initiator.cli.CliArguments;
 import org.jtarget.initiator.cli.CliFailure;
 import org.jtarget.initiator.cli.OptionValues;
-import org.jtarget.initiator.cli.IscsiUrl;
+import org.jtarget.initiator.cli.ScsiUrl;
 
 /**
  * A parsed {@code bench --url URL [OPTIONS]} command line; options as {@code --name value} or
- * {@code --name=value}, in any order (the style of {@code crashcheck}).
+ * {@code --name=value}, in any order (the style of {@code crashcheck}). The URL is an iscsi://,
+ * iser:// or srp:// one ({@link ScsiUrl}).
  *
- * @param sessions    iSCSI sessions, one TCP connection and one thread each
+ * @param sessions    iSCSI sessions or SRP channels, one connection each
  * @param queueDepth  commands outstanding per session (fewer while MaxCmdSN says so)
  * @param readPercent share of reads in percent (100 for read-only workloads, 0 for write-only)
  * @param blockBytes  bytes per command
@@ -24,14 +25,14 @@ import org.jtarget.initiator.cli.IscsiUrl;
  * @param lba         first LBA of the region, or -1 for 0
  * @param blocks      region length, or -1 for "to the end of the LUN"
  */
-public record BenchArguments(IscsiUrl url, int sessions, int queueDepth, Workload workload, int readPercent,
+public record BenchArguments(ScsiUrl url, int sessions, int queueDepth, Workload workload, int readPercent,
                              int blockBytes, int seconds, int rampSeconds, long lba, long blocks,
                              String initiatorName, boolean digests, Duration timeout) {
 
     /** The command word that selects bench. */
     public static final String WORD = "bench";
     public static final int MAX_SESSIONS = 256;
-    /** Task tags keep the slot in 16 bits. */
+    /** Task tags keep the slot in 16 bits (see {@link BenchSession}). */
     public static final int MAX_QUEUE_DEPTH = 4096;
     public static final int MIN_BLOCK_BYTES = 512;
     public static final int MAX_BLOCK_BYTES = 16 << 20;
@@ -116,13 +117,14 @@ public record BenchArguments(IscsiUrl url, int sessions, int queueDepth, Workloa
 
         BenchArguments build() throws CliFailure {
             if (url == null) {
-                throw CliFailure.usage("bench needs --url ISCSI_URL");
+                throw CliFailure.usage("bench needs --url URL");
             }
             if (readPercent >= 0 && !workload.mixed()) {
                 throw CliFailure.usage("--rwmixread applies to --rw rw or randrw only");
             }
-            IscsiUrl parsed = IscsiUrl.parse(url, false);
-            String name = initiatorName != null ? initiatorName : CliArguments.defaultInitiatorName();
+            ScsiUrl parsed = ScsiUrl.parse(url);
+            CliArguments.checkDigests(parsed, digests);
+            String name = CliArguments.initiatorNameFor(parsed, initiatorName);
             int reads = readPercent >= 0 ? readPercent : workload.defaultReadPercent();
             return new BenchArguments(parsed, sessions, queueDepth, workload, reads, blockBytes, seconds, ramp, lba,
                     blocks, name, digests, timeout);

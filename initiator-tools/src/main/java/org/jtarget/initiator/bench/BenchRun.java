@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jtarget.initiator.cli.Capacity;
 import org.jtarget.initiator.cli.CliFailure;
-import org.jtarget.initiator.raw.RawIscsiClient;
 
 /**
  * One {@code bench} run: opens every session first (logins are not measured), checks the region
@@ -30,22 +29,22 @@ final class BenchRun {
     }
 
     private void run() throws IOException, CliFailure {
-        List<RawIscsiClient> clients = new ArrayList<>();
+        List<SessionSetup.Connection> connections = new ArrayList<>();
         try {
             for (int i = 0; i < args.sessions(); i++) {
-                clients.add(SessionSetup.open(args));
+                connections.add(SessionSetup.open(args, i));
             }
-            Capacity cap = SessionSetup.capacity(clients.getFirst(), args.url().lun());
+            Capacity cap = connections.getFirst().capacity();
             SessionPlan plan = plan(cap);
             List<BenchSession> sessions = new ArrayList<>();
-            for (int i = 0; i < clients.size(); i++) {
-                sessions.add(new BenchSession(i, clients.get(i), plan));
+            for (int i = 0; i < connections.size(); i++) {
+                sessions.add(connections.get(i).session(i, plan));
             }
             RunControl control = RunControl.startingNow(args.rampSeconds(), args.seconds());
             runAll(sessions, control);
             report(sessions, cap, plan, control);
         } finally {
-            for (RawIscsiClient c : clients) {
+            for (SessionSetup.Connection c : connections) {
                 c.close();
             }
         }

@@ -1,131 +1,60 @@
 package org.jtarget.initiator.bench;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.util.SplittableRandom;
 import org.jtarget.initiator.cli.CliFailure;
-import org.jtarget.initiator.cli.InitiatorSession;
-import org.jtarget.initiator.raw.InitiatorPdus;
-import org.jtarget.initiator.raw.IscsiOpcodes;
-import org.jtarget.initiator.raw.IscsiProtocolException;
-import org.jtarget.initiator.raw.PduChannel;
-import org.jtarget.initiator.raw.RawIscsiClient;
-import org.jtarget.initiator.raw.RawPdu;
-import org.jtarget.initiator.raw.ScsiCdbs;
+import org.jtarget.initiator.cli.ScsiSession;
 import org.jtarget.initiator.raw.ScsiResult;
 
 /**
- * One session's load loop on one thread: keeps up to {@code qd} READ (16)/WRITE (16) commands
- * outstanding over one connection, never sending a CmdSN beyond the target's MaxCmdSN (RFC 7143
- * 4.2.2.1), and times each from just before its SCSI Command PDU is sent to the PDU carrying its
- * status (SCSI Response, or the last Data-In with the S bit, RFC 7143 11.7.2).
+ * One session's load loop: keeps up to {@code qd} READ (16)/WRITE (16) commands outstanding over
+ * one connection, as far as the transport's flow control lets it ({@link #windowOpen()}: iSCSI's
+ * CmdSN window, SRP's request limit), and times each from just before it is sent to its status.
+ * This class chooses each command (read or write as the mix says, the next LBA), keeps the queue
+ * slots and their clocks and counts the outcomes; a transport ({@link IscsiBenchSession},
+ * {@link SrpBenchSession}) sends a slot's command and reports how it ended.
  *
- * <p>Each queue slot owns one SCSI Command PDU, reused for every command it carries; write data
- * comes from {@link Payloads}, as immediate data up to {@code min(FirstBurstLength,
- * MaxRecvDataSegmentLength)} when negotiated (RFC 7143 13.11), the rest in Data-Out PDUs answering
- * the target's R2Ts (RFC 7143 11.8). The Initiator Task Tag holds the slot in its low 16 bits and a
- * sequence number above, so a stray answer is recognised. The raw client itself still makes the
- * wire bytes of each PDU in a new array (and reads each received one into new arrays).
- *
- * <p>Over iSER ({@link PduChannel.DirectData}) each queue slot also owns a registered data slot that
- * its commands name in the iSER header: the target RDMA WRITEs read data into it and RDMA READs
- * write data from it, so neither Data-In nor R2T arrives. The payload is staged into every data slot
- * once, before the clock starts, as an application would hand its own registered buffers over;
- * after a read a slot holds the read's bytes, which the next write sends (bench checks no data).
- * The loop itself runs on the connection's socket event loop ({@link PduChannel.Driven}): commands
- * are posted where their SENDs are written and responses taken where they complete.
+ * <p>A command's tag holds its queue slot in the low 16 bits and a sequence number above, so that
+ * a stray answer is recognised ({@link #slotOf}). Nothing here allocates per command.
  */
-final class BenchSession {
+abstract class BenchSession {
 
-    private static final int SLOT_BITS = 16;
-    private static final int SLOT_MASK = (1 << SLOT_BITS) - 1;
-    private static final int STATUS_BIT = 0x01;
-    private static final int READ_FLAGS = RawPdu.FINAL_BIT | InitiatorPdus.SCSI_READ_BIT
-            | InitiatorPdus.TASK_ATTRIBUTE_SIMPLE;
-    private static final int WRITE_FLAGS = RawPdu.FINAL_BIT | InitiatorPdus.SCSI_WRITE_BIT
-            | InitiatorPdus.TASK_ATTRIBUTE_SIMPLE;
-    /** READ (16)/WRITE (16) CDB (SBC-4 5.16, 5.45): the LBA at bytes 2-9 (TRANSFER LENGTH, 10-13, never changes). */
-    private static final int CDB_LBA_OFFSET = RawPdu.CDB_OFFSET + 2;
-    private static final byte[] NO_DATA = new byte[0];
+    static final int SLOT_BITS = 16;
+    static final int SLOT_MASK = (1 << SLOT_BITS) - 1;
 
-    private final int index;
-    private final RawIscsiClient client;
-    private final SessionPlan plan;
-    private RunControl control;
+    protected final int index;
+    protected final SessionPlan plan;
     private final LbaGenerator lbas;
     private final SplittableRandom mix;
-    private final Payloads payloads;
-    private final int immediateBytes;
-    private final int segmentBytes;
-    private final RawPdu[] commands;
-    private final int[] itts;
+    protected final Payloads payloads;
+    private final int[] tags;
     private final long[] sentAt;
     private final long[] lbaOf;
     private final boolean[] writing;
     private final boolean[] busy;
     private final int[] free;
-    private final RawPdu dataOut;
-    /** The registered data slots over iSER, or null over TCP. */
-    private final PduChannel.DirectData direct;
     private final DirectionStats reads = new DirectionStats();
     private final DirectionStats writes = new DirectionStats();
+    private RunControl control;
     private int freeCount;
     private int sequence;
-    private int cmdSn;
-    private int maxCmdSn;
-    private int expStatSn;
 
-    /**
-     * Prepares every buffer; {@code client} must be logged in. Pings once (RFC 7143 11.18) to learn
-     * the StatSN the first command acknowledges.
-     */
-    BenchSession(int index, RawIscsiClient client, SessionPlan plan) throws IOException {
+    BenchSession(int index, SessionPlan plan) {
         this.index = index;
-        this.client = client;
         this.plan = plan;
         this.lbas = plan.lbas(index);
         this.mix = new SplittableRandom(plan.seed() ^ (0x9E3779B97F4A7C15L * (index + 1)));
         this.payloads = new Payloads(plan.blockBytes(), plan.seed() + index);
-        this.segmentBytes = client.targetMaxRecvDataSegmentLength();
-        int immediate = Math.min(plan.blockBytes(), client.immediateDataLimit());
-        // over iSER a write is either wholly immediate or wholly fetched by RDMA READ
-        this.immediateBytes = client.directData() != null && immediate < plan.blockBytes() ? 0 : immediate;
         int qd = plan.queueDepth();
-        commands = new RawPdu[qd];
-        itts = new int[qd];
+        tags = new int[qd];
         sentAt = new long[qd];
         lbaOf = new long[qd];
         writing = new boolean[qd];
         busy = new boolean[qd];
         free = new int[qd];
         for (int slot = 0; slot < qd; slot++) {
-            commands[slot] = newCommand();
             free[freeCount++] = qd - 1 - slot;
         }
-        dataOut = InitiatorPdus.dataOut(plan.lun(), 0, 0, 0, 0, 0, NO_DATA, false);
-        direct = client.directData();
-        if (direct != null) {
-            stageDataSlots(qd);
-        }
-        expStatSn = client.ping().word24() + 1;
-        cmdSn = client.cmdSn();
-        maxCmdSn = client.maxCmdSn();
-    }
-
-    private void stageDataSlots(int qd) {
-        if (direct.slots() < qd || direct.slotBytes() < plan.blockBytes()) {
-            throw new IllegalArgumentException("the connection has " + direct.slots() + " data slots of "
-                    + direct.slotBytes() + " bytes, the plan needs " + qd + " of " + plan.blockBytes());
-        }
-        byte[] payload = payloads.of(plan.blockBytes());
-        for (int slot = 0; slot < qd; slot++) {
-            direct.stage(slot, payload, 0, payload.length);
-        }
-    }
-
-    private RawPdu newCommand() {
-        return InitiatorPdus.scsiCommand(plan.lun(), 0, 0, 0, ScsiCdbs.read16(0, plan.ioBlocks()), true, false,
-                plan.blockBytes());
     }
 
     DirectionStats reads() {
@@ -140,7 +69,7 @@ final class BenchSession {
      * Runs on {@code control}'s clock until it or a failure stops issuing, drains, logs out;
      * failures go to {@code control}. Call once, on the session's own thread.
      */
-    void run(RunControl control) {
+    final void run(RunControl control) {
         this.control = control;
         try {
             loop();
@@ -148,66 +77,56 @@ final class BenchSession {
         } catch (IOException | RuntimeException e) {
             control.fail(new CliFailure(CliFailure.IO_ERROR, "session " + index + ": " + e));
         } finally {
-            try {
-                client.close();
-            } catch (IOException e) {
-                // nothing left to do with it
-            }
+            close();
         }
     }
+
+    /** Issues and takes answers until {@link #drained()}, the transport's way (blocking or driven). */
+    protected abstract void loop() throws IOException;
+
+    /** Ends the session politely, best effort: the numbers are already in. */
+    protected abstract void logout() throws IOException;
+
+    /** Closes the connection. */
+    protected abstract void close();
+
+    /** Whether the transport lets one more command go now. */
+    protected abstract boolean windowOpen();
+
+    /** Sends queue slot {@code slot}'s command: a write or a read of the plan's size at {@code lba}. */
+    protected abstract void send(int slot, int tag, boolean write, long lba) throws IOException;
 
     /**
-     * Over a channel with a driven mode (iSER) the loop runs on the connection's I/O thread, one
-     * {@link #turn} per burst of completions; otherwise on this thread, blocking in each read.
+     * Fills every registered data slot with the payload once, before the clock starts, as an
+     * application would hand its own registered buffers over; after a read a slot holds the read's
+     * bytes, which the next write sends (bench checks no data).
      */
-    private void loop() throws IOException {
-        PduChannel.Driven driven = client.driven();
-        if (driven != null) {
-            driven.drive(this::turn);
-            return;
+    protected final void stageDataSlots(int slots, int slotBytes, DataSlots into) {
+        if (slots < plan.queueDepth() || slotBytes < plan.blockBytes()) {
+            throw new IllegalArgumentException("the connection has " + slots + " data slots of " + slotBytes
+                    + " bytes, the plan needs " + plan.queueDepth() + " of " + plan.blockBytes());
         }
-        while (true) {
-            if (drained()) {
-                return;
-            }
-            RawPdu pdu = client.readPdu();
-            if (pdu == null) {
-                throw new EOFException("the target closed the connection");
-            }
-            take(pdu);
+        byte[] payload = payloads.of(plan.blockBytes());
+        for (int slot = 0; slot < plan.queueDepth(); slot++) {
+            into.stage(slot, payload, 0, payload.length);
         }
     }
 
-    /** Issues and handles what has arrived, without waiting; true once the run is over and drained. */
-    private boolean turn() throws IOException {
-        while (true) {
-            if (drained()) {
-                return true;
-            }
-            RawPdu pdu = client.pollPdu();
-            if (pdu == null) {
-                return false;
-            }
-            take(pdu);
-        }
+    /** Where {@link #stageDataSlots} copies the payload. */
+    @FunctionalInterface
+    interface DataSlots {
+        void stage(int slot, byte[] from, int offset, int length);
     }
 
     /** Fills the queue; true when no more is issued and nothing is outstanding. */
-    private boolean drained() throws IOException {
+    protected final boolean drained() throws IOException {
         boolean issuing = fill();
         return freeCount == plan.queueDepth() && !issuing;
     }
 
-    private void take(RawPdu pdu) throws IOException {
-        if (pdu.opcode() >= IscsiOpcodes.NOP_IN && client.maxCmdSn() - maxCmdSn > 0) {
-            maxCmdSn = client.maxCmdSn(); // serial arithmetic: never move the window back (RFC 7143 4.2.2.1)
-        }
-        handle(pdu);
-    }
-
     /** Sends commands while slots are free, the window allows and the clock runs; returns whether it runs. */
     private boolean fill() throws IOException {
-        while (freeCount > 0 && cmdSn - maxCmdSn <= 0) {
+        while (freeCount > 0 && windowOpen()) {
             if (!control.issuing(System.nanoTime())) {
                 return false;
             }
@@ -219,126 +138,51 @@ final class BenchSession {
     private void issue(int slot) throws IOException {
         boolean write = plan.readPercent() == 0 || (plan.readPercent() < 100 && mix.nextInt(100) >= plan.readPercent());
         long lba = lbas.next();
-        int itt = ((++sequence & 0x7fff) << SLOT_BITS) | slot;
-        RawPdu cmd = commands[slot];
-        cmd.flags(write ? WRITE_FLAGS : READ_FLAGS).itt(itt).word24(cmdSn).word28(expStatSn);
-        cmd.u8(RawPdu.CDB_OFFSET, write ? ScsiCdbs.WRITE_16 : ScsiCdbs.READ_16);
-        cmd.u32(CDB_LBA_OFFSET, (int) (lba >>> 32)).u32(CDB_LBA_OFFSET + 4, (int) lba);
-        cmd.data(write && immediateBytes > 0 ? payloads.of(immediateBytes) : NO_DATA);
-        itts[slot] = itt;
+        int tag = ((++sequence & 0x7fff) << SLOT_BITS) | slot;
+        tags[slot] = tag;
         busy[slot] = true;
         writing[slot] = write;
         lbaOf[slot] = lba;
         sentAt[slot] = System.nanoTime();
-        if (direct == null) {
-            client.send(cmd);
-        } else {
-            int bytes = plan.blockBytes();
-            direct.sendCommand(cmd, slot, write ? 0 : bytes, write && immediateBytes == 0 ? bytes : 0);
-        }
-        cmdSn++;
+        send(slot, tag, write, lba);
     }
 
-    private void handle(RawPdu pdu) throws IOException {
-        switch (pdu.opcode()) {
-            case IscsiOpcodes.SCSI_RESPONSE -> complete(slotOf(pdu), pdu, pdu.u8(2));
-            case IscsiOpcodes.SCSI_DATA_IN -> {
-                int slot = slotOf(pdu);
-                if ((pdu.flags() & STATUS_BIT) != 0) {
-                    complete(slot, pdu, 0);
-                }
-            }
-            case IscsiOpcodes.R2T -> answerR2T(slotOf(pdu), pdu);
-            case IscsiOpcodes.NOP_IN -> {
-                if (pdu.word20() != RawPdu.RESERVED_TAG) { // RFC 7143 11.19.2: the target asks for an answer
-                    client.send(InitiatorPdus.nopOut(RawPdu.RESERVED_TAG, pdu.word20(), cmdSn, expStatSn, true));
-                }
-            }
-            case IscsiOpcodes.ASYNC_MESSAGE -> {
-                // nothing to do: a request to log out ends in a closed connection, reported then
-            }
-            case IscsiOpcodes.REJECT -> throw new IscsiProtocolException("target sent Reject reason 0x"
-                    + Integer.toHexString(pdu.u8(2)));
-            default -> throw new IscsiProtocolException("unexpected " + pdu);
-        }
+    /** The busy slot an answer with {@code tag} is for, or -1 when no outstanding command has that tag. */
+    protected final int slotOf(int tag) {
+        int slot = tag & SLOT_MASK;
+        return slot < tags.length && busy[slot] && tags[slot] == tag ? slot : -1;
     }
 
-    /** The busy slot a target PDU answers; a protocol error for an unknown tag. */
-    private int slotOf(RawPdu pdu) throws IscsiProtocolException {
-        int slot = pdu.itt() & SLOT_MASK;
-        if (slot >= itts.length || !busy[slot] || itts[slot] != pdu.itt()) {
-            throw new IscsiProtocolException("answer for unknown ITT 0x" + Integer.toHexString(pdu.itt()) + ": " + pdu);
-        }
-        return slot;
+    /** Whether the command in {@code slot} is a write. */
+    protected final boolean writing(int slot) {
+        return writing[slot];
     }
 
-    /** The command in {@code slot} ended: PDU {@code pdu} carries its status and StatSN. */
-    private void complete(int slot, RawPdu pdu, int response) {
+    /** The command in {@code slot} ended GOOD: counted if inside the measured window. */
+    protected final void completed(int slot) {
         long now = System.nanoTime();
-        expStatSn = pdu.word24() + 1; // RFC 7143 4.2.2.2: acknowledge the status
-        int status = pdu.u8(3);
-        DirectionStats stats = writing[slot] ? writes : reads;
-        if (status == ScsiResult.GOOD && response == 0) {
-            if (control.measured(now)) {
-                stats.completed(now - sentAt[slot], plan.blockBytes());
-            }
-        } else {
-            stats.failed();
-            control.fail(failure(slot, pdu, status, response));
+        if (control.measured(now)) {
+            (writing[slot] ? writes : reads).completed(now - sentAt[slot], plan.blockBytes());
         }
-        busy[slot] = false;
-        free[freeCount++] = slot;
+        release(slot);
     }
 
-    private CliFailure failure(int slot, RawPdu pdu, int status, int response) {
-        byte[] sense = pdu.opcode() == IscsiOpcodes.SCSI_RESPONSE ? sense(pdu.data()) : NO_DATA;
+    /** The command in {@code slot} ended with {@code result}, not GOOD: counted, and the run stops. */
+    protected final void failed(int slot, ScsiResult result) {
+        (writing[slot] ? writes : reads).failed();
         String what = "session " + index + ": " + (writing[slot] ? "WRITE (16)" : "READ (16)") + " at LBA "
                 + lbaOf[slot];
         try {
-            InitiatorSession.check(new ScsiResult(status, response, NO_DATA, sense, 0), what);
-            return new CliFailure(CliFailure.IO_ERROR, what + " failed");
+            ScsiSession.check(result, what);
+            control.fail(new CliFailure(CliFailure.IO_ERROR, what + " failed"));
         } catch (CliFailure f) {
-            return f;
+            control.fail(f);
         }
+        release(slot);
     }
 
-    /** RFC 7143 11.4.7: the data segment of a SCSI Response is SenseLength (2 bytes) then the sense data. */
-    private static byte[] sense(byte[] d) {
-        if (d.length < 2) {
-            return NO_DATA;
-        }
-        int len = ((d[0] & 0xff) << 8) | (d[1] & 0xff);
-        return java.util.Arrays.copyOfRange(d, 2, Math.min(d.length, 2 + len));
-    }
-
-    /** RFC 7143 11.8: Data-Out PDUs for the bytes an R2T asks for, each at most MaxRecvDataSegmentLength. */
-    private void answerR2T(int slot, RawPdu r2t) throws IOException {
-        int offset = r2t.word40();
-        int length = r2t.word44();
-        if (!writing[slot] || offset < 0 || length < 0 || (long) offset + length > plan.blockBytes()) {
-            throw new IscsiProtocolException("R2T for bytes " + offset + "+" + length + " of a "
-                    + (writing[slot] ? plan.blockBytes() + "-byte write" : "read") + ": " + r2t);
-        }
-        dataOut.itt(r2t.itt()).word20(r2t.word20()).word28(expStatSn);
-        int dataSn = 0;
-        for (int done = 0; done < length; dataSn++) {
-            int n = Math.min(segmentBytes, length - done);
-            dataOut.flags(done + n == length ? RawPdu.FINAL_BIT : 0).word36(dataSn).word40(offset + done)
-                    .data(payloads.of(n));
-            client.send(dataOut);
-            done += n;
-        }
-    }
-
-    /** Logout closing the session (RFC 7143 11.14), best effort: the numbers are already in. */
-    private void logout() throws IOException {
-        int itt = 0x7fff_0000 | SLOT_MASK;
-        client.send(InitiatorPdus.logoutRequest(itt, 0, cmdSn, expStatSn));
-        for (int i = 0; i < 16; i++) {
-            RawPdu pdu = client.readPdu();
-            if (pdu == null || pdu.opcode() == IscsiOpcodes.LOGOUT_RESPONSE) {
-                return;
-            }
-        }
+    private void release(int slot) {
+        busy[slot] = false;
+        free[freeCount++] = slot;
     }
 }

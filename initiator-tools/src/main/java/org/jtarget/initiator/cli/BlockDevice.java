@@ -3,8 +3,8 @@ package org.jtarget.initiator.cli;
 import java.io.IOException;
 
 /**
- * What readcap, read, write and verify need of a target, so that {@link Commands} serve an iSCSI
- * logical unit ({@link IscsiBlockDevice}) and an RDMA store endpoint ({@link RdmaBlockDevice})
+ * What readcap, read, write and verify need of a target, so that {@link Commands} serve a SCSI
+ * logical unit ({@link ScsiBlockDevice}) and an RDMA store endpoint ({@link RdmaBlockDevice})
  * alike. A device splits a transfer into chunks as suits it; failures are {@link CliFailure}s
  * with the CLI's exit codes.
  */

@@ -10,8 +10,8 @@ import org.jtarget.initiator.raw.ScsiCdbs;
 import org.jtarget.initiator.raw.ScsiResult;
 
 /**
- * The CLI commands, printing to {@code out}: discover and inquiry on an open {@link InitiatorSession},
- * readcap, read, write and verify on any {@link BlockDevice}.
+ * The CLI commands, printing to {@code out}: discover on an iSCSI {@link InitiatorSession}, inquiry
+ * on any {@link ScsiSession}, readcap, read, write and verify on any {@link BlockDevice}.
  */
 final class Commands {
 
@@ -34,7 +34,7 @@ final class Commands {
         }
     }
 
-    static void inquiry(InitiatorSession s, CliArguments a, PrintStream out) throws IOException, CliFailure {
+    static void inquiry(ScsiSession s, CliArguments a, PrintStream out) throws IOException, CliFailure {
         if (a.vpdPage() < 0) {
             byte[] d = s.dataIn(ScsiCdbs.inquiry(false, 0, INQUIRY_ALLOCATION), INQUIRY_ALLOCATION, "INQUIRY");
             out.print(InquiryData.decode(d).describe());
@@ -46,13 +46,13 @@ final class Commands {
     }
 
     /** READ CAPACITY (16), falling back to (10) when the target rejects the opcode (ILLEGAL REQUEST). */
-    static Capacity capacity(InitiatorSession s) throws IOException, CliFailure {
+    static Capacity capacity(ScsiSession s) throws IOException, CliFailure {
         ScsiResult r16 = s.execute(ScsiCdbs.readCapacity16(Capacity.RC16_LENGTH), Capacity.RC16_LENGTH);
         if (r16.good()) {
             return Capacity.decode16(r16.data());
         }
         if (r16.status() != ScsiResult.CHECK_CONDITION || r16.senseKey() != ILLEGAL_REQUEST) {
-            InitiatorSession.check(r16, "READ CAPACITY (16)");
+            ScsiSession.check(r16, "READ CAPACITY (16)");
         }
         byte[] d = s.dataIn(ScsiCdbs.readCapacity10(), Capacity.RC10_LENGTH, "READ CAPACITY (10)");
         return Capacity.decode10(d);

@@ -11,11 +11,11 @@ import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
 
 /**
- * One logged-in iSCSI session for one CLI command: connects, logs in (CHAP when the URL has
- * credentials, CRC32C digests with {@code --digests}), turns SCSI outcomes into {@link CliFailure}s,
- * and logs out on close.
+ * One logged-in iSCSI session for one CLI command, as a {@link ScsiSession}: connects over TCP or
+ * iSER, logs in (CHAP when the URL has credentials, CRC32C digests with {@code --digests}), and
+ * logs out on close. Also the Discovery session of {@code discover}.
  */
-public final class InitiatorSession implements AutoCloseable {
+public final class InitiatorSession implements ScsiSession {
 
     private final RawIscsiClient client;
     private final int lun;
@@ -23,11 +23,6 @@ public final class InitiatorSession implements AutoCloseable {
     private InitiatorSession(RawIscsiClient client, int lun) {
         this.client = client;
         this.lun = lun;
-    }
-
-    /** Opens a Normal session on the URL's target, or a Discovery session for {@code discover}. */
-    public static InitiatorSession open(CliArguments args) throws IOException, CliFailure {
-        return open(args.url(), args.initiatorName(), args.digests(), args.timeout());
     }
 
     /**
@@ -80,45 +75,21 @@ public final class InitiatorSession implements AutoCloseable {
         return client.sendTargets();
     }
 
-    /** Runs a command as is (no status check). */
+    @Override
     public ScsiResult execute(byte[] cdb, int readLength) throws IOException {
         return client.execute(lun, cdb, readLength);
     }
 
-    /** Runs a Data-In command and returns its data; a bad status is a {@link CliFailure}. */
-    public byte[] dataIn(byte[] cdb, int readLength, String what) throws IOException, CliFailure {
-        return check(client.execute(lun, cdb, readLength), what).data();
+    @Override
+    public ScsiResult execute(byte[] cdb, byte[] writeData) throws IOException {
+        return client.execute(lun, cdb, writeData);
     }
 
-    /** Runs a Data-Out command; a bad status is a {@link CliFailure}. */
-    public void dataOut(byte[] cdb, byte[] data, String what) throws IOException, CliFailure {
-        check(client.execute(lun, cdb, data), what);
-    }
-
-    /** CHECK CONDITION is exit 4 with the sense in words; any other failure is exit 5. */
-    public static ScsiResult check(ScsiResult r, String what) throws CliFailure {
-        if (r.good()) {
-            return r;
-        }
-        if (r.response() == 0 && r.status() == ScsiResult.CHECK_CONDITION) {
-            throw new CliFailure(CliFailure.CHECK_CONDITION, what + ": CHECK CONDITION: "
-                    + SenseText.describe(r.senseKey(), r.additionalSenseCode(), r.additionalSenseCodeQualifier()));
-        }
-        throw new CliFailure(CliFailure.IO_ERROR, String.format("%s failed: SCSI status 0x%02x, iSCSI response 0x%02x",
-                what, r.status(), r.response()));
-    }
-
-    /** READ CAPACITY (16), or (10) when the target rejects (16). */
-    public Capacity capacity() throws IOException, CliFailure {
-        return Commands.capacity(this);
-    }
-
-    /** Closes the connection without a Logout (after the connection failed: nothing would answer). */
+    @Override
     public void abort() throws IOException {
         client.close();
     }
 
-    /** Logs out (best effort) and closes the connection. */
     @Override
     public void close() throws IOException {
         try {

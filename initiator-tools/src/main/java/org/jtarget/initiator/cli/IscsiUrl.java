@@ -15,7 +15,8 @@ import static org.jtarget.initiator.cli.UrlAuthority.bad;
  * @param lun    the LUN, or -1 in a discovery URL
  * @param iser   whether the URL is an {@code iser://} one
  */
-public record IscsiUrl(String user, String secret, String host, int port, String target, int lun, boolean iser) {
+public record IscsiUrl(String user, String secret, String host, int port, String target, int lun, boolean iser)
+        implements ScsiUrl {
 
     /** RFC 7143 (IANA): iSCSI's well-known TCP port. */
     public static final int DEFAULT_PORT = 3260;

@@ -19,6 +19,13 @@ import org.jtarget.initiator.rping.Rping;
  * with RDMA in registered buffers ({@link org.jtarget.initiator.iser.IserChannel}); {@code --digests}
  * is a usage error there.
  *
+ * <p>Every command but {@code discover} also takes {@code srp://HOST[:PORT]/TARGET_PORT_ID/LUN}
+ * (port {@value SrpUrl#DEFAULT_PORT} by default): an SRP target port (T10 SRP r16a) over the same
+ * provider, the same SCSI commands in SRP_CMD IUs whose data the target moves by RDMA
+ * ({@link org.jtarget.initiator.srp.SrpChannel}); {@code --initiator-name} is then our SRP initiator
+ * port name ("0x" and 32 hex digits), {@code --digests} a usage error, and a refused login exit 3 with
+ * the SRP_LOGIN_REJ reason in words.
+ *
  * <p>{@code readcap}, {@code read}, {@code write} and {@code verify} also take
  * {@code rdma://HOST[:PORT]/ENDPOINT} (port 4791 by default): a store endpoint of the daemon's RDMA
  * listener over the emulated iwarp provider, read and written one-sided with RDMA READ/WRITE
@@ -68,8 +75,12 @@ public final class JtargetInitiator {
                     try (RdmaBlockDevice d = RdmaBlockDevice.open(a.rdmaUrl(), a.timeout(), err)) {
                         transfer(d, a, out);
                     }
+                } else if (a.command() == Command.DISCOVER) {
+                    try (InitiatorSession s = InitiatorSession.open(a.url(), a.initiatorName(), a.digests(), a.timeout())) {
+                        Commands.discover(s, out);
+                    }
                 } else {
-                    try (InitiatorSession s = InitiatorSession.open(a)) {
+                    try (ScsiSession s = ScsiSession.open(a.scsiUrl(), a.initiatorName(), a.digests(), a.timeout())) {
                         dispatch(s, a, out);
                     }
                 }
@@ -90,11 +101,11 @@ public final class JtargetInitiator {
         }
     }
 
-    private static void dispatch(InitiatorSession s, CliArguments a, PrintStream out) throws IOException, CliFailure {
-        switch (a.command()) {
-            case DISCOVER -> Commands.discover(s, out);
-            case INQUIRY -> Commands.inquiry(s, a, out);
-            default -> transfer(new IscsiBlockDevice(s, a.fua()), a, out);
+    private static void dispatch(ScsiSession s, CliArguments a, PrintStream out) throws IOException, CliFailure {
+        if (a.command() == Command.INQUIRY) {
+            Commands.inquiry(s, a, out);
+        } else {
+            transfer(new ScsiBlockDevice(s, a.fua()), a, out);
         }
     }
 
@@ -105,7 +116,7 @@ public final class JtargetInitiator {
             case READ -> Commands.read(d, a, out);
             case WRITE -> Commands.write(d, a, out);
             case VERIFY -> Commands.verify(d, a, out);
-            default -> throw new IllegalArgumentException(a.command().word() + " needs an iSCSI session");
+            default -> throw new IllegalArgumentException(a.command().word() + " needs a SCSI session");
         }
     }
 }

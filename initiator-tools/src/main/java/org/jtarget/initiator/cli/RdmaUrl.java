@@ -16,20 +16,9 @@ public record RdmaUrl(String host, int port, String endpoint) {
 
     /** Parses a URL starting with {@link #SCHEME}. */
     public static RdmaUrl parse(String url) throws CliFailure {
-        if (url == null || !url.startsWith(SCHEME)) {
-            throw bad(url, "must start with " + SCHEME);
-        }
-        String rest = url.substring(SCHEME.length());
-        int slash = rest.indexOf('/');
-        if (slash < 0) {
-            throw bad(url, "expected rdma://host[:port]/endpoint");
-        }
-        String authority = rest.substring(0, slash);
-        if (authority.contains("@")) {
-            throw bad(url, "store endpoints take no credentials");
-        }
-        UrlAuthority hostPort = UrlAuthority.parse(url, authority, EndpointHandshake.DEFAULT_PORT);
-        return new RdmaUrl(hostPort.host(), hostPort.port(), endpointName(url, rest.substring(slash + 1)));
+        UrlAuthority.WithPath parts = UrlAuthority.withPath(url, SCHEME, EndpointHandshake.DEFAULT_PORT,
+                "rdma://host[:port]/endpoint", "store endpoints take no credentials");
+        return new RdmaUrl(parts.authority().host(), parts.authority().port(), endpointName(url, parts.path()));
     }
 
     private static String endpointName(String url, String path) throws CliFailure {

@@ -1,8 +1,8 @@
 package org.jtarget.initiator.cli;
 
 /**
- * The {@code host[:port]} part of the CLI's URLs (iscsi:// and rdma://): an IPv6 host is written in
- * brackets, the port is 1..65535 and defaults per scheme.
+ * The {@code host[:port]} part of the CLI's URLs (iscsi://, iser://, srp:// and rdma://): an IPv6
+ * host is written in brackets, the port is 1..65535 and defaults per scheme.
  */
 record UrlAuthority(String host, int port) {
 
@@ -44,6 +44,32 @@ record UrlAuthority(String host, int port) {
             // reported below
         }
         throw bad(url, "the port must be 1..65535");
+    }
+
+    /** A {@code scheme://host[:port]/path} URL taken apart: its host and port, and the text after the first '/'. */
+    record WithPath(UrlAuthority authority, String path) {
+    }
+
+    /**
+     * Takes apart a URL of {@code scheme} that has a path and no credentials (rdma://, srp://):
+     * {@code form} says what was expected when there is no path, {@code noCredentials} why a
+     * {@code user@} is refused.
+     */
+    static WithPath withPath(String url, String scheme, int defaultPort, String form, String noCredentials)
+            throws CliFailure {
+        if (url == null || !url.startsWith(scheme)) {
+            throw bad(url, "must start with " + scheme);
+        }
+        String rest = url.substring(scheme.length());
+        int slash = rest.indexOf('/');
+        if (slash < 0) {
+            throw bad(url, "expected " + form);
+        }
+        String authority = rest.substring(0, slash);
+        if (authority.contains("@")) {
+            throw bad(url, noCredentials);
+        }
+        return new WithPath(parse(url, authority, defaultPort), rest.substring(slash + 1));
     }
 
     /** A usage failure naming the URL and what is wrong with it. */

@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import org.jtarget.initiator.cli.Capacity;
 import org.jtarget.initiator.cli.Chunk;
 import org.jtarget.initiator.cli.CliFailure;
-import org.jtarget.initiator.cli.InitiatorSession;
+import org.jtarget.initiator.cli.ScsiSession;
 import org.jtarget.initiator.raw.ScsiCdbs;
 
 /**
@@ -42,7 +42,7 @@ final class CrashVerifier {
                 ? ", torn tail of " + contents.tornBytes() + " bytes ignored" : ""));
         CrashVerifier v = new CrashVerifier(out, e);
         if (lbas.length > 0) {
-            try (InitiatorSession s = InitiatorSession.open(args.url(), args.initiatorName(), args.digests(),
+            try (ScsiSession s = ScsiSession.open(args.url(), args.initiatorName(), args.digests(),
                     args.timeout())) {
                 v.checkAll(s, lbas);
             }
@@ -50,7 +50,7 @@ final class CrashVerifier {
         v.report();
     }
 
-    private void checkAll(InitiatorSession s, long[] lbas) throws IOException, CliFailure {
+    private void checkAll(ScsiSession s, long[] lbas) throws IOException, CliFailure {
         Capacity cap = s.capacity();
         int bl = expectations.blockLength();
         if (cap.blockSize() != bl) {
@@ -73,7 +73,7 @@ final class CrashVerifier {
         }
     }
 
-    private void readAndCheck(InitiatorSession s, long lba, int blocks, int bl) throws IOException, CliFailure {
+    private void readAndCheck(ScsiSession s, long lba, int blocks, int bl) throws IOException, CliFailure {
         int length = blocks * bl;
         byte[] d = s.dataIn(ScsiCdbs.read16(lba, blocks), length, "READ (16) at LBA " + lba);
         if (d.length != length) {

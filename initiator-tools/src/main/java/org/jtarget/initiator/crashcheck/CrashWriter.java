@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import java.security.SecureRandom;
 import org.jtarget.initiator.cli.Capacity;
 import org.jtarget.initiator.cli.CliFailure;
-import org.jtarget.initiator.cli.InitiatorSession;
+import org.jtarget.initiator.cli.ScsiSession;
 
 /**
  * {@code crashcheck write}: one write run. Writes block images one at a time (queue depth 1) over
@@ -33,7 +33,7 @@ final class CrashWriter {
     private void run() throws IOException, CliFailure {
         Journal.Contents existing = Files.exists(args.journal()) ? Journal.read(args.journal()) : null;
         int earlierBlockLength = existing == null ? 0 : Expectations.of(existing.records()).blockLength();
-        try (InitiatorSession s = InitiatorSession.open(args.url(), args.initiatorName(), args.digests(),
+        try (ScsiSession s = ScsiSession.open(args.url(), args.initiatorName(), args.digests(),
                 args.timeout())) {
             Capacity cap = s.capacity();
             checkBlockLength(cap.blockSize(), earlierBlockLength);
@@ -64,7 +64,7 @@ final class CrashWriter {
      * {@code --mode none} counts a plain WRITE's GOOD as stable, which SBC-4 6.5.5 promises only with
      * WCE=0: read the caching page's current WCE and refuse the run (usage, exit 2) when it is 1.
      */
-    private void requireWriteCacheOff(InitiatorSession s) throws IOException, CliFailure {
+    private void requireWriteCacheOff(ScsiSession s) throws IOException, CliFailure {
         byte[] cdb = CrashcheckCdbs.modeSenseCaching();
         byte[] data = s.dataIn(cdb, CrashcheckCdbs.MODE_SENSE_ALLOCATION, CrashcheckCdbs.name(cdb) + " caching page");
         boolean wce;
@@ -90,7 +90,7 @@ final class CrashWriter {
     }
 
     /** Writes until the deadline; returns the number of acknowledged writes. */
-    private long loop(InitiatorSession s, Journal journal, Region region, int blockLength)
+    private long loop(ScsiSession s, Journal journal, Region region, int blockLength)
             throws IOException, CliFailure {
         long deadline = System.nanoTime() + Math.max(args.seconds(), 0) * 1_000_000_000L;
         byte[] block = new byte[blockLength];
@@ -122,12 +122,12 @@ final class CrashWriter {
      * FUA write, write then SYNCHRONIZE CACHE, or (WCE=0) a plain write; returns only after the GOOD
      * status that makes it acknowledged.
      */
-    private void writeStable(InitiatorSession s, long lba, byte[] block) throws IOException, CliFailure {
+    private void writeStable(ScsiSession s, long lba, byte[] block) throws IOException, CliFailure {
         byte[] write = CrashcheckCdbs.write(lba, args.mode() == WriteMode.FUA);
         s.dataOut(write, block, CrashcheckCdbs.name(write) + " at LBA " + lba);
         if (args.mode() == WriteMode.SYNC) {
             byte[] sync = CrashcheckCdbs.synchronizeCache(lba);
-            InitiatorSession.check(s.execute(sync, 0), CrashcheckCdbs.name(sync) + " of LBA " + lba);
+            ScsiSession.check(s.execute(sync, 0), CrashcheckCdbs.name(sync) + " of LBA " + lba);
         }
     }
 

@@ -8,11 +8,12 @@ import org.jtarget.initiator.cli.CliFailure;
  * Entry point of {@code jtarget-initiator crashcheck write|verify} (see the package comment):
  *
  * <pre>
- * jtarget-initiator crashcheck write  --url ISCSI_URL --journal FILE [--seconds N] [--mode fua|sync|none]
+ * jtarget-initiator crashcheck write  --url URL --journal FILE [--seconds N] [--mode fua|sync|none]
  *                                     [--lba N] [--blocks N]
- * jtarget-initiator crashcheck verify --url ISCSI_URL --journal FILE
+ * jtarget-initiator crashcheck verify --url URL --journal FILE
  * </pre>
  *
+ * URL is an iscsi://, iser:// or srp:// one: the same checks over every transport.
  * Exit codes are the CLI's: 0 ok; 1 verify found lost blocks; 2 usage; 3 login failed; 4 CHECK
  * CONDITION; 5 connection lost (the write run ends there, its journal intact), I/O or journal error.
  */

@@ -9,17 +9,18 @@ import java.util.Set;
 import org.jtarget.initiator.cli.CliArguments;
 import org.jtarget.initiator.cli.CliFailure;
 import org.jtarget.initiator.cli.OptionValues;
-import org.jtarget.initiator.cli.IscsiUrl;
+import org.jtarget.initiator.cli.ScsiUrl;
 
 /**
  * A parsed {@code crashcheck write|verify --url URL --journal FILE [OPTIONS]} command line; options
- * as {@code --name value} or {@code --name=value}, in any order.
+ * as {@code --name value} or {@code --name=value}, in any order. The URL is an iscsi://, iser:// or
+ * srp:// one ({@link ScsiUrl}).
  *
  * @param seconds how long {@code write} runs, or -1 for "until killed or the connection drops"
  * @param lba     first LBA of the write region, or -1 for 0
  * @param blocks  length of the write region, or -1 for "to the end of the LUN"
  */
-public record CrashcheckArguments(Action action, IscsiUrl url, Path journal, long seconds, WriteMode mode, long lba,
+public record CrashcheckArguments(Action action, ScsiUrl url, Path journal, long seconds, WriteMode mode, long lba,
                                   long blocks, String initiatorName, boolean digests, Duration timeout) {
 
     /** The command word that selects crashcheck. */
@@ -90,14 +91,15 @@ public record CrashcheckArguments(Action action, IscsiUrl url, Path journal, lon
         CrashcheckArguments build() throws CliFailure {
             String word = "crashcheck " + action.name().toLowerCase(java.util.Locale.ROOT);
             if (url == null) {
-                throw CliFailure.usage(word + " needs --url ISCSI_URL");
+                throw CliFailure.usage(word + " needs --url URL");
             }
             if (journal == null) {
                 throw CliFailure.usage(word + " needs --journal FILE");
             }
-            IscsiUrl parsed = IscsiUrl.parse(url, false);
-            String name = initiatorName != null ? initiatorName : CliArguments.defaultInitiatorName();
-            return new CrashcheckArguments(action, parsed, journal, seconds, mode, lba, blocks, name, digests, timeout);
+            ScsiUrl parsed = ScsiUrl.parse(url);
+            CliArguments.checkDigests(parsed, digests);
+            return new CrashcheckArguments(action, parsed, journal, seconds, mode, lba, blocks,
+                    CliArguments.initiatorNameFor(parsed, initiatorName), digests, timeout);
         }
     }
 }

@@ -6,7 +6,8 @@ import java.util.HexFormat;
  * The outcome of one SCSI command over the raw client.
  *
  * @param status   SCSI status byte (SAM-5 5.3): 0x00 GOOD, 0x02 CHECK CONDITION...
- * @param response iSCSI response code (RFC 7143 11.4.3): 0x00 Command Completed at Target
+ * @param response iSCSI response code (RFC 7143 11.4.3): 0x00 Command Completed at Target; over SRP
+ *                 the SRP_RSP's RSP_CODE when it carries one (0 otherwise)
  * @param data     the Data-In bytes received (empty for no-data and write commands)
  * @param sense    sense data from the SCSI Response's data segment (empty if none)
  * @param residual the Residual Count, signed: positive for underflow, negative for overflow

@@ -202,7 +202,7 @@ class RdmaCliTest {
         assertThat(run("write", url, "--lba", "0", "--blocks", "1").code()).isEqualTo(CliFailure.USAGE);
         CliRun scheme = run("readcap", "nvme://h/x");
         assertThat(scheme.code()).isEqualTo(CliFailure.USAGE);
-        assertThat(scheme.err()).startsWith("jtarget-initiator: bad URL 'nvme://h/x': must start with iscsi://, iser:// or rdma://");
+        assertThat(scheme.err()).startsWith("jtarget-initiator: bad URL 'nvme://h/x': must start with iscsi://, iser://, srp:// or rdma://");
         assertThat(scheme.err()).contains(CliArguments.USAGE);
     }
 

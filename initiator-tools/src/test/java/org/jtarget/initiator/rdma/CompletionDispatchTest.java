@@ -1,11 +1,10 @@
-package org.jtarget.initiator.iser;
+package org.jtarget.initiator.rdma;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.jtarget.initiator.rdma.CompletionWaiter;
 import org.jtarget.rdma.CompletionQueue;
 import org.jtarget.rdma.WorkCompletion;
 import org.junit.jupiter.api.Test;

@@ -1,14 +1,13 @@
-package org.jtarget.initiator.iser;
+package org.jtarget.initiator.rdma;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
-import org.jtarget.initiator.rdma.CompletionWaiter;
 import org.jtarget.rdma.CompletionChannel;
 import org.jtarget.rdma.CompletionQueue;
 
 /**
- * Where an {@link IserChannel}'s completion events go: to the {@link CompletionWaiter} a blocked
+ * Where a {@link MessageConnection}'s completion events go: to the {@link CompletionWaiter} a blocked
  * caller sleeps on, or, while a driven step is armed, to that step, run as a task of the
  * connection's I/O thread. The event fires on that thread while it handles a burst of input, so
  * the step runs after the burst and takes all of it at once, with no thread woken.

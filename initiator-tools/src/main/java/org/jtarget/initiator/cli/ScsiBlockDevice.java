@@ -4,17 +4,17 @@ import java.io.IOException;
 import org.jtarget.initiator.raw.ScsiCdbs;
 
 /**
- * A logical unit through an open {@link InitiatorSession}: one READ (16) or WRITE (16) of up to
- * {@link Chunk#MAX_CHUNK_BYTES} at a time. READ CAPACITY runs once, on first need.
+ * A logical unit through an open {@link ScsiSession} (iSCSI, iSER or SRP): one READ (16) or
+ * WRITE (16) of up to {@link Chunk#MAX_CHUNK_BYTES} at a time. READ CAPACITY runs once, on first need.
  */
-final class IscsiBlockDevice implements BlockDevice {
+final class ScsiBlockDevice implements BlockDevice {
 
-    private final InitiatorSession session;
+    private final ScsiSession session;
     private final boolean fua;
     private Capacity capacity;
 
     /** @param fua set FUA in every WRITE (16) */
-    IscsiBlockDevice(InitiatorSession session, boolean fua) {
+    ScsiBlockDevice(ScsiSession session, boolean fua) {
         this.session = session;
         this.fua = fua;
     }
@@ -22,7 +22,7 @@ final class IscsiBlockDevice implements BlockDevice {
     @Override
     public Capacity capacity() throws IOException, CliFailure {
         if (capacity == null) {
-            capacity = Commands.capacity(session);
+            capacity = session.capacity();
         }
         return capacity;
     }
