@@ -1,4 +1,4 @@
-# Sourced by measure-allocation, iser-vs-tcp and srp-vs-iser: start_daemon WORK PORT IQN [RDMA] starts
+# Sourced by measure-allocation, iser-vs-tcp, srp-vs-iser and srp-vs-tcp: start_daemon WORK PORT IQN [RDMA] starts
 # the daemon (JTARGET_JAVA_OPTS as given) on a 1 GiB memory LUN with a TCP portal on PORT; RDMA names
 # the RDMA portals to add beside it, space-separated: `iser` an iSER portal on PORT+1, `srp` an SRP
 # portal on PORT+2 (the target's SRP target port is $SRP_TARGET_PORT); with either, a 256 MiB
