@@ -14,11 +14,13 @@ import java.util.stream.Stream;
  *
  * @param port           the portal's TCP port on 127.0.0.1
  * @param iserPort       the iSER portal's port on 127.0.0.1, or 0 for none
+ * @param srpPort        the SRP portal's port on 127.0.0.1 (the target then has {@link #SRP_TARGET}),
+ *                       or 0 for none; only beside an iSER portal (their pinned arena)
  * @param memoryBytes    size of backstore {@code ram0} (LUN 0)
  * @param fileBytes      size of backstore {@code file0} (LUN 1)
  * @param fileImage      path of the file store's image, relative to the config's folder
  */
-public record DaemonConfig(int port, int iserPort, long memoryBytes, long fileBytes, String fileImage) {
+public record DaemonConfig(int port, int iserPort, int srpPort, long memoryBytes, long fileBytes, String fileImage) {
 
     /** The target name every integration test uses. */
     public static final String IQN = "iqn.2026-11.org.jtarget:it";
@@ -41,7 +43,7 @@ public record DaemonConfig(int port, int iserPort, long memoryBytes, long fileBy
 
     /** The standard test config: 384 MiB memory LUN 0, 512 MiB file LUN 1 at {@code data/file0.img}. */
     public static DaemonConfig standard(int port) {
-        return new DaemonConfig(port, 0, 384 * MIB, 512 * MIB, "data/file0.img");
+        return new DaemonConfig(port, 0, 0, 384 * MIB, 512 * MIB, "data/file0.img");
     }
 
     /**
@@ -49,12 +51,21 @@ public record DaemonConfig(int port, int iserPort, long memoryBytes, long fileBy
      * one, for the same target, and the pinned buffer arena an iSER portal needs ({@link #ISER_BUFFER_POOL}).
      */
     public DaemonConfig withIserPortal(int iserPort) {
-        return new DaemonConfig(port, iserPort, memoryBytes, fileBytes, fileImage);
+        return new DaemonConfig(port, iserPort, srpPort, memoryBytes, fileBytes, fileImage);
+    }
+
+    /** This config (with an iSER portal) with an SRP portal on {@code srpPort} too, and the target's {@link #SRP_TARGET}. */
+    public DaemonConfig withSrpPortal(int srpPort) {
+        return new DaemonConfig(port, iserPort, srpPort, memoryBytes, fileBytes, fileImage);
     }
 
     /** The YAML text. Sizes are written with the MiB suffix. */
     public String toYaml() {
-        return (iserPort == 0 ? portalsYaml(port, 0) : daemonAndPortalsYaml(port, iserPort)) + """
+        String portals = iserPort == 0 ? portalsYaml(port, 0) : daemonAndPortalsYaml(port, iserPort);
+        if (srpPort != 0) {
+            portals += srpPortalYaml(srpPort);
+        }
+        return portals + """
                 backstores:
                   - { name: ram0, type: memory, size: %dMiB }
                   - { name: file0, type: file, path: %s, size: %dMiB, create: true }
@@ -65,7 +76,9 @@ public record DaemonConfig(int port, int iserPort, long memoryBytes, long fileBy
                       - { lun: 0, backstore: ram0 }
                       - { lun: 1, backstore: file0, read-only: false }
                     acl: ["*"]
-                """.formatted(memoryBytes / MIB, fileImage, fileBytes / MIB, IQN, targetPortals(iserPort));
+                """.formatted(memoryBytes / MIB, fileImage, fileBytes / MIB, IQN,
+                targetPortals(iserPort) + (srpPort == 0 ? "" : ", srp"))
+                + (srpPort == 0 ? "" : "    " + SRP_TARGET + "\n");
     }
 
     /**

@@ -32,7 +32,9 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
     private final IntFunction<String> yamlForPort;
     private final PortsYaml yamlForPorts;
     private final boolean iserPortal;
+    private boolean srpPortal;
     private int iserPort;
+    private int srpPort;
     private Path dir;
     private DaemonConfig config;
     private DaemonProcess daemon;
@@ -64,6 +66,16 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
     }
 
     /**
+     * The daemon on {@link DaemonConfig#standard(int)} with an iSER and an SRP portal beside the TCP
+     * one, all for the same target: for tests parametrized by {@link ScsiTransport}.
+     */
+    public static DaemonExtension withRdmaPortals() {
+        DaemonExtension e = new DaemonExtension(null, null, true);
+        e.srpPortal = true;
+        return e;
+    }
+
+    /**
      * The daemon on a config of the test's own with a TCP and an iSER portal ({@link
      * DaemonConfig#portalsYaml} writes them): for tests parametrized by {@link Transport}.
      */
@@ -84,12 +96,13 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
         dir = Files.createTempDirectory("jtarget-it-" + context.getRequiredTestClass().getSimpleName() + "-");
         int port = DaemonProcess.freePort();
         iserPort = iserPortal ? DaemonProcess.freePort() : 0;
+        srpPort = srpPortal ? DaemonProcess.freePort() : 0;
         if (yamlForPorts != null) {
             daemon = DaemonProcess.start(DaemonConfig.write(dir, yamlForPorts.yaml(port, iserPort)), port);
         } else if (yamlForPort != null) {
             daemon = DaemonProcess.start(DaemonConfig.write(dir, yamlForPort.apply(port)), port);
         } else {
-            config = DaemonConfig.standard(port).withIserPortal(iserPort);
+            config = DaemonConfig.standard(port).withIserPortal(iserPort).withSrpPortal(srpPort);
             daemon = DaemonProcess.start(config.writeTo(dir), port);
         }
     }
@@ -130,6 +143,14 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
             throw new IllegalStateException("this daemon has no iSER portal (see withIserPortal)");
         }
         return transport == Transport.TCP ? daemon().port() : iserPort;
+    }
+
+    /** The port of the SRP portal ({@link #withRdmaPortals()}). */
+    public int srpPort() {
+        if (srpPort == 0) {
+            throw new IllegalStateException("this daemon has no SRP portal (see withRdmaPortals)");
+        }
+        return srpPort;
     }
 
     /** The standard config it runs, or null when the test gave its own YAML. */

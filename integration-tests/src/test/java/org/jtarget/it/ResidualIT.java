@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.stream.Stream;
-import org.jtarget.initiator.raw.LoginResult;
-import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiCdbs;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.AfterAll;
@@ -24,14 +22,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  * longer EDTL writes the CDB's blocks with an underflow residual. READs return what fits in the
  * EDTL with the residual either way.
  *
- * <p>Every case runs over TCP and over iSER ({@link Transport}), one session each: over iSER a
- * write of at most 8 KiB goes as immediate data, a longer one is fetched by RDMA READ, and a READ's
- * data is placed by RDMA WRITE, so the residuals come from the SCSI Response alone.
+ * <p>Every case runs over TCP, over iSER and over SRP ({@link ScsiTransport}), one session each:
+ * over iSER and SRP a write of at most 8 KiB goes as immediate data, a longer one is fetched by RDMA
+ * READ, and a READ's data is placed by RDMA WRITE, so the residuals come from the SCSI Response
+ * (SRP_RSP: DIUNDER/DIOVER, DOUNDER/DOOVER) alone.
  */
 class ResidualIT {
 
     @RegisterExtension
-    static final DaemonExtension DAEMON = DaemonExtension.withIserPortal();
+    static final DaemonExtension DAEMON = DaemonExtension.withRdmaPortals();
 
     private static final Duration IO_TIMEOUT = Duration.ofSeconds(10);
     private static final int BLOCK = 512;
@@ -43,18 +42,16 @@ class ResidualIT {
      * the other transport's session is closed first (the daemon's arena has room for one iSER
      * connection, and an idle session would only collect NOP-Ins).
      */
-    private static Transport sessionTransport;
-    private static RawIscsiClient session;
+    private static ScsiTransport sessionTransport;
+    private static ScsiClient session;
 
-    private static RawIscsiClient client(Transport wanted) throws IOException {
+    private static ScsiClient client(ScsiTransport wanted) throws IOException {
         if (wanted == sessionTransport) {
             return session;
         }
         logout();
-        session = wanted.connect(DAEMON.port(wanted), IO_TIMEOUT);
+        session = wanted.login(DAEMON, "iqn.2026-11.org.jtarget:residuals", IO_TIMEOUT);
         sessionTransport = wanted;
-        LoginResult login = session.login("iqn.2026-11.org.jtarget:residuals", DaemonConfig.IQN);
-        assertThat(login.succeeded()).as("login over " + wanted + ": " + login).isTrue();
         for (int lun : new int[]{DaemonConfig.MEMORY_LUN, DaemonConfig.FILE_LUN}) {
             assertThat(session.testUnitReadyClearingUnitAttention(lun).good()).isTrue();
         }
@@ -71,7 +68,7 @@ class ResidualIT {
     }
 
     static Stream<Arguments> writes() {
-        return Transport.crossedWith(Stream.of(DaemonConfig.MEMORY_LUN, DaemonConfig.FILE_LUN).flatMap(lun -> Stream.of(
+        return ScsiTransport.crossedWith(Stream.of(DaemonConfig.MEMORY_LUN, DaemonConfig.FILE_LUN).flatMap(lun -> Stream.of(
                 Arguments.of(lun, "WRITE(10)", 10),
                 Arguments.of(lun, "WRITE(12)", 12),
                 Arguments.of(lun, "WRITE(16)", 16))));
@@ -79,7 +76,7 @@ class ResidualIT {
 
     @ParameterizedTest(name = "[{0}] LUN {1} {2}: EDTL ending inside the block")
     @MethodSource("writes")
-    void partialBlockOverflowWritesTheBytesSentAndKeepsTheRest(Transport transport, int lun, String name, int cdbSize)
+    void partialBlockOverflowWritesTheBytesSentAndKeepsTheRest(ScsiTransport transport, int lun, String name, int cdbSize)
             throws IOException {
         long lba = fillOld(transport, lun, cdbSize, 2);
 
@@ -94,7 +91,7 @@ class ResidualIT {
 
     @ParameterizedTest(name = "[{0}] LUN {1} {2}: EDTL of one of two blocks")
     @MethodSource("writes")
-    void wholeBlockOverflowWritesTheBlocksSentAndNoOther(Transport transport, int lun, String name, int cdbSize)
+    void wholeBlockOverflowWritesTheBlocksSentAndNoOther(ScsiTransport transport, int lun, String name, int cdbSize)
             throws IOException {
         long lba = fillOld(transport, lun, cdbSize, 2);
 
@@ -109,7 +106,7 @@ class ResidualIT {
 
     @ParameterizedTest(name = "[{0}] LUN {1} {2}: EDTL 0")
     @MethodSource("writes")
-    void noDataSentWritesNothing(Transport transport, int lun, String name, int cdbSize)
+    void noDataSentWritesNothing(ScsiTransport transport, int lun, String name, int cdbSize)
             throws IOException {
         long lba = fillOld(transport, lun, cdbSize, 2);
 
@@ -122,7 +119,7 @@ class ResidualIT {
 
     @ParameterizedTest(name = "[{0}] LUN {1} {2}: EDTL longer than the block")
     @MethodSource("writes")
-    void underflowWritesTheCdbsBlocks(Transport transport, int lun, String name, int cdbSize)
+    void underflowWritesTheCdbsBlocks(ScsiTransport transport, int lun, String name, int cdbSize)
             throws IOException {
         long lba = fillOld(transport, lun, cdbSize, 2);
 
@@ -136,7 +133,7 @@ class ResidualIT {
     }
 
     static Stream<Arguments> reads() {
-        return Transport.crossedWith(Stream.of(DaemonConfig.MEMORY_LUN, DaemonConfig.FILE_LUN).flatMap(lun -> Stream.of(
+        return ScsiTransport.crossedWith(Stream.of(DaemonConfig.MEMORY_LUN, DaemonConfig.FILE_LUN).flatMap(lun -> Stream.of(
                 Arguments.of(lun, 1, 200, -(BLOCK - 200)),
                 Arguments.of(lun, 2, BLOCK, -BLOCK),
                 Arguments.of(lun, 1, 2 * BLOCK, BLOCK),
@@ -145,7 +142,7 @@ class ResidualIT {
 
     @ParameterizedTest(name = "[{0}] LUN {1}: READ(10) of {2} block(s) with EDTL {3}")
     @MethodSource("reads")
-    void readReturnsWhatFitsWithTheResidual(Transport transport, int lun, int blocks, int edtl, int residual)
+    void readReturnsWhatFitsWithTheResidual(ScsiTransport transport, int lun, int blocks, int edtl, int residual)
             throws IOException {
         long lba = fillOld(transport, lun, 10, 2);
 
@@ -157,14 +154,14 @@ class ResidualIT {
     }
 
     /** Writes OLD into two blocks at an address of this case's own; returns the address. */
-    private static long fillOld(Transport transport, int lun, int cdbSize, int blocks) throws IOException {
+    private static long fillOld(ScsiTransport transport, int lun, int cdbSize, int blocks) throws IOException {
         long lba = 64L * cdbSize + 8L * blocks;
         ScsiResult w = client(transport).write10(lun, lba, filled(blocks * BLOCK, OLD), BLOCK);
         assertThat(w.good()).as("WRITE(10) of the old content: " + w).isTrue();
         return lba;
     }
 
-    private static byte[] read(Transport transport, int lun, long lba, int blocks) throws IOException {
+    private static byte[] read(ScsiTransport transport, int lun, long lba, int blocks) throws IOException {
         ScsiResult r = client(transport).read10(lun, lba, blocks, BLOCK);
         assertThat(r.good()).as("READ(10): " + r).isTrue();
         return r.data();

@@ -51,14 +51,7 @@ enum Transport {
 
     /** Every transport followed by each of {@code cases}' arguments: [tcp, a, b], ..., [iser, a, b], .... */
     static Stream<Arguments> crossedWith(Stream<Arguments> cases) {
-        var all = cases.toList();
-        return Stream.of(values()).flatMap(t -> all.stream().map(a -> {
-            Object[] given = a.get();
-            Object[] with = new Object[given.length + 1];
-            with[0] = t;
-            System.arraycopy(given, 0, with, 1, given.length);
-            return Arguments.of(with);
-        }));
+        return Crossed.with(values(), cases);
     }
 
     /** {@code tcp} or {@code iser}: what a test name shows. */

@@ -404,10 +404,13 @@ final class SrpCommands implements FabricOps {
             return;
         }
         long inExpected = task.dataInBuffers.total();
-        // data-out offered: the descriptors' bytes, or the immediate data's length
+        // data-out offered: the descriptors' bytes, or the immediate data's length (0 without a
+        // data-out descriptor); what the CDB wanted is the core's dataOutLength, so a WRITE sent
+        // with no data-out descriptor at all reports its whole length as DOOVER, as iSCSI reports
+        // an EDTL of 0
         long outExpected = cmd.direction() != DataDirection.WRITE && cmd.direction() != DataDirection.BIDIRECTIONAL ? 0
                 : task.immediate ? cmd.expectedDataTransferLength() : task.dataOutBuffers.total();
-        long outTransferred = outExpected == 0 ? 0 : cmd.dataOutLength();
+        long outTransferred = cmd.dataOutLength();
         int senseLength = cmd.senseLength();
         System.arraycopy(cmd.sense(), 0, sense, 0, senseLength);
         if (sendResponse(task.tag, true, cmd.status(), inExpected, producedIn, outExpected, outTransferred,

@@ -1,0 +1,87 @@
+package org.jtarget.it;
+
+import java.io.IOException;
+import org.jtarget.initiator.raw.RawIscsiClient;
+import org.jtarget.initiator.raw.ScsiCdbs;
+import org.jtarget.initiator.raw.ScsiResult;
+import org.jtarget.initiator.srp.SrpChannel;
+
+/**
+ * A logged-in I_T nexus that runs SCSI commands, whatever the fabric: an iSCSI session over TCP or
+ * iSER ({@link RawIscsiClient}) or an SRP RDMA channel ({@link SrpChannel}). The SCSI command tests
+ * that run over every fabric ({@link ScsiTransport}) are written against this; one command at a
+ * time. Residuals are signed as {@link ScsiResult} says (negative: overflow).
+ */
+interface ScsiClient extends AutoCloseable {
+
+    /** SPC-4 4.5.6: the sense key of a unit attention. */
+    int UNIT_ATTENTION = 0x6;
+
+    /** Runs a command with no data or with data-in of up to {@code readLength} bytes. */
+    ScsiResult execute(int lun, byte[] cdb, int readLength) throws IOException;
+
+    /** Runs a command whose data-out is {@code writeData}. */
+    ScsiResult execute(int lun, byte[] cdb, byte[] writeData) throws IOException;
+
+    @Override
+    void close() throws IOException;
+
+    /** READ (10) of {@code blocks} blocks of {@code blockSize} bytes. */
+    default ScsiResult read10(int lun, long lba, int blocks, int blockSize) throws IOException {
+        return execute(lun, ScsiCdbs.read10(lba, blocks), blocks * blockSize);
+    }
+
+    /** WRITE (10) of {@code data} (a whole number of {@code blockSize} blocks). */
+    default ScsiResult write10(int lun, long lba, byte[] data, int blockSize) throws IOException {
+        return execute(lun, ScsiCdbs.write10(lba, data.length / blockSize), data);
+    }
+
+    /** TEST UNIT READY repeated while it answers UNIT ATTENTION, at most 8 times; the last answer. */
+    default ScsiResult testUnitReadyClearingUnitAttention(int lun) throws IOException {
+        ScsiResult r = execute(lun, ScsiCdbs.testUnitReady(), 0);
+        for (int i = 0; i < 7 && r.status() == ScsiResult.CHECK_CONDITION && r.senseKey() == UNIT_ATTENTION; i++) {
+            r = execute(lun, ScsiCdbs.testUnitReady(), 0);
+        }
+        return r;
+    }
+
+    /** An iSCSI session (logged in) as a client. */
+    static ScsiClient of(RawIscsiClient session) {
+        return new ScsiClient() {
+            @Override
+            public ScsiResult execute(int lun, byte[] cdb, int readLength) throws IOException {
+                return session.execute(lun, cdb, readLength);
+            }
+
+            @Override
+            public ScsiResult execute(int lun, byte[] cdb, byte[] writeData) throws IOException {
+                return session.execute(lun, cdb, writeData);
+            }
+
+            @Override
+            public void close() throws IOException {
+                session.close();
+            }
+        };
+    }
+
+    /** An SRP channel (logged in) as a client. */
+    static ScsiClient of(SrpChannel channel) {
+        return new ScsiClient() {
+            @Override
+            public ScsiResult execute(int lun, byte[] cdb, int readLength) throws IOException {
+                return channel.execute(lun, cdb, readLength, null);
+            }
+
+            @Override
+            public ScsiResult execute(int lun, byte[] cdb, byte[] writeData) throws IOException {
+                return channel.execute(lun, cdb, 0, writeData);
+            }
+
+            @Override
+            public void close() {
+                channel.close();
+            }
+        };
+    }
+}

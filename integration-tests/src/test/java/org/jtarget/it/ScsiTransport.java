@@ -1,0 +1,74 @@
+package org.jtarget.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.stream.Stream;
+import org.jtarget.fabric.srp.iu.SrpPortId;
+import org.jtarget.initiator.raw.LoginResult;
+import org.jtarget.initiator.raw.RawIscsiClient;
+import org.jtarget.initiator.srp.SrpChannel;
+import org.junit.jupiter.params.provider.Arguments;
+
+/**
+ * The fabrics a SCSI command test reaches the daemon through: iSCSI over TCP, iSCSI over iSER, and
+ * SRP (T10 SRP r16a), the last two over the iwarp provider. The daemon serves one target on a TCP,
+ * an iSER and an SRP portal ({@link DaemonExtension#withRdmaPortals()}); the test runs the same
+ * commands and assertions through a {@link ScsiClient} of each. {@link Transport} stays for the
+ * tests that speak iSCSI itself (login, PDUs, the CLI's iSCSI URLs).
+ */
+enum ScsiTransport {
+    TCP,
+    ISER,
+    SRP;
+
+    /** The largest transfer of one command over an RDMA fabric's client: its one data slot. */
+    static final int SLOT_BYTES = 1 << 20;
+
+    /**
+     * Logs in to {@link DaemonConfig#IQN} on {@code daemon}'s portal of this fabric as
+     * {@code initiatorName} (over SRP as the initiator port {@link #srpPort} makes of it).
+     */
+    ScsiClient login(DaemonExtension daemon, String initiatorName, Duration timeout) throws IOException {
+        if (this == SRP) {
+            SrpChannel channel = SrpChannel.connect(DaemonProcess.HOST, daemon.srpPort(), srpPort(initiatorName),
+                    SrpPortId.parse(DaemonConfig.SRP_TARGET_PORT), false, timeout, 1, SLOT_BYTES);
+            return ScsiClient.of(channel);
+        }
+        Transport iscsi = this == TCP ? Transport.TCP : Transport.ISER;
+        RawIscsiClient session = iscsi.connect(daemon.port(iscsi), timeout);
+        LoginResult login = session.login(initiatorName, DaemonConfig.IQN);
+        assertThat(login.succeeded()).as("login over " + this + ": " + login).isTrue();
+        return ScsiClient.of(session);
+    }
+
+    /**
+     * The SRP initiator port standing for an iSCSI initiator name: extension 0, then the first 8
+     * bytes of the name's SHA-256 (distinct names are distinct I_T nexuses, as over iSCSI).
+     */
+    static SrpPortId srpPort(String initiatorName) {
+        try {
+            byte[] h = MessageDigest.getInstance("SHA-256").digest(initiatorName.getBytes(StandardCharsets.UTF_8));
+            return SrpPortId.parse("0x" + "0".repeat(16) + HexFormat.of().formatHex(h, 0, 8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Every fabric followed by each of {@code cases}' arguments: [tcp, a, b], ..., [srp, a, b], .... */
+    static Stream<Arguments> crossedWith(Stream<Arguments> cases) {
+        return Crossed.with(values(), cases);
+    }
+
+    /** {@code tcp}, {@code iser} or {@code srp}: what a test name shows. */
+    @Override
+    public String toString() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}
