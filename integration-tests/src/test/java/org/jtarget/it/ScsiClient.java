@@ -23,6 +23,13 @@ interface ScsiClient extends AutoCloseable {
     /** Runs a command whose data-out is {@code writeData}. */
     ScsiResult execute(int lun, byte[] cdb, byte[] writeData) throws IOException;
 
+    /**
+     * Ends the nexus from the initiator's side: over iSCSI a Logout, failing unless the Logout
+     * Response says "closed" (0); over SRP an SRP_I_LOGOUT (r16a 6.12 has no answer to it), then the
+     * disconnect.
+     */
+    void logout() throws IOException;
+
     @Override
     void close() throws IOException;
 
@@ -59,6 +66,14 @@ interface ScsiClient extends AutoCloseable {
             }
 
             @Override
+            public void logout() throws IOException {
+                int response = session.logout();
+                if (response != 0) {
+                    throw new IOException("Logout Response code " + response + " (0: closed)");
+                }
+            }
+
+            @Override
             public void close() throws IOException {
                 session.close();
             }
@@ -76,6 +91,11 @@ interface ScsiClient extends AutoCloseable {
             @Override
             public ScsiResult execute(int lun, byte[] cdb, byte[] writeData) throws IOException {
                 return channel.execute(lun, cdb, 0, writeData);
+            }
+
+            @Override
+            public void logout() {
+                channel.logout();
             }
 
             @Override
