@@ -1,6 +1,7 @@
 package org.jtarget.it;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiCdbs;
 import org.jtarget.initiator.raw.ScsiResult;
@@ -41,6 +42,22 @@ interface ScsiClient extends AutoCloseable {
     /** WRITE (10) of {@code data} (a whole number of {@code blockSize} blocks). */
     default ScsiResult write10(int lun, long lba, byte[] data, int blockSize) throws IOException {
         return execute(lun, ScsiCdbs.write10(lba, data.length / blockSize), data);
+    }
+
+    /** UNMAP (SBC-4 5.32) of {@code blocks} blocks from {@code lba}: one block descriptor. */
+    default ScsiResult unmap(int lun, long lba, int blocks) throws IOException {
+        ByteBuffer list = ByteBuffer.allocate(24);
+        list.putShort((short) 22).putShort((short) 16).putInt(0); // data length, descriptor data length
+        list.putLong(lba).putInt(blocks).putInt(0);
+        byte[] cdb = new byte[10];
+        cdb[0] = 0x42;
+        cdb[8] = 24; // PARAMETER LIST LENGTH
+        return execute(lun, cdb, list.array());
+    }
+
+    /** SYNCHRONIZE CACHE (10) of the whole LU. */
+    default ScsiResult synchronizeCache(int lun) throws IOException {
+        return execute(lun, new byte[] {0x35, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0);
     }
 
     /** TEST UNIT READY repeated while it answers UNIT ATTENTION, at most 8 times; the last answer. */
