@@ -8,7 +8,6 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Random;
-import org.jtarget.initiator.raw.ScsiCdbs;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -89,7 +88,7 @@ class ExtendedCopyIT {
      * DESIGNATOR TYPE | 1 reserved | 1 DESIGNATOR LENGTH | designator.
      */
     private static byte[] naa(ScsiClient c, int lun) throws IOException {
-        ScsiResult r = c.execute(lun, ScsiCdbs.inquiry(true, 0x83, 255), 255);
+        ScsiResult r = c.inquiry(lun, true, 0x83, 255);
         assertThat(r.good()).as("INQUIRY VPD 83h of LUN " + lun + ": " + r).isTrue();
         byte[] page = r.data();
         int end = Math.min(page.length, 4 + ((page[2] & 0xFF) << 8 | page[3] & 0xFF));

@@ -60,13 +60,23 @@ interface ScsiClient extends AutoCloseable {
         return execute(lun, new byte[] {0x35, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0);
     }
 
+    /** TEST UNIT READY. */
+    default ScsiResult testUnitReady(int lun) throws IOException {
+        return execute(lun, ScsiCdbs.testUnitReady(), 0);
+    }
+
     /** TEST UNIT READY repeated while it answers UNIT ATTENTION, at most 8 times; the last answer. */
     default ScsiResult testUnitReadyClearingUnitAttention(int lun) throws IOException {
-        ScsiResult r = execute(lun, ScsiCdbs.testUnitReady(), 0);
+        ScsiResult r = testUnitReady(lun);
         for (int i = 0; i < 7 && r.status() == ScsiResult.CHECK_CONDITION && r.senseKey() == UNIT_ATTENTION; i++) {
-            r = execute(lun, ScsiCdbs.testUnitReady(), 0);
+            r = testUnitReady(lun);
         }
         return r;
+    }
+
+    /** INQUIRY: the standard data or, with {@code evpd}, VPD page {@code page}. */
+    default ScsiResult inquiry(int lun, boolean evpd, int page, int allocationLength) throws IOException {
+        return execute(lun, ScsiCdbs.inquiry(evpd, page, allocationLength), allocationLength);
     }
 
     /** An iSCSI session (logged in) as a client. */
