@@ -7,8 +7,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.jtarget.initiator.raw.LoginResult;
-import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,13 +17,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Persist Through Power Loss (SPC-4 5.13.5): a registration made with APTPL=1 and the WRITE
  * EXCLUSIVE reservation taken under it survive a clean daemon restart on the same
  * {@code daemon.state-dir}; afterwards another initiator's WRITE(10) gets RESERVATION CONFLICT
- * while its READ(10) still succeeds (SPC-4 table 60, Write Exclusive). Over TCP and over iSER
- * ({@link Transport}; the daemon serves both portals, each run on its own daemon and state).
+ * while its READ(10) still succeeds (SPC-4 table 60, Write Exclusive). Over TCP, over iSER and over
+ * SRP ({@link ScsiTransport}; the daemon serves the three portals, each run on its own daemon and
+ * state). Over SRP the two initiators are two SRP initiator ports ({@link ScsiTransport#srpPort}),
+ * so what persists is a registration under an SRP TransportID, and the other port is refused.
  */
 class AptplReservationIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static final String IQN = "iqn.2026-11.org.jtarget:aptpl";
     private static final String INITIATOR_A = "iqn.2026-11.org.jtarget:aptpl-a";
     private static final String INITIATOR_B = "iqn.2026-11.org.jtarget:aptpl-b";
     private static final long KEY = 0x1122334455667788L;
@@ -41,8 +40,7 @@ class AptplReservationIT {
     Path dir;
 
     private DaemonProcess daemon;
-    private int port;
-    private int iserPort;
+    private Portals portals;
 
     @AfterEach
     void stop() {
@@ -50,7 +48,7 @@ class AptplReservationIT {
     }
 
     private Path writeConfig() throws IOException {
-        String yaml = DaemonConfig.daemonAndPortalsYaml(port, iserPort, "state-dir: " + dir.resolve("state")) + """
+        String yaml = portals.yaml("state-dir: " + dir.resolve("state")) + """
                 backstores:
                   - { name: ram0, type: memory, size: 16MiB }
                 targets:
@@ -59,29 +57,28 @@ class AptplReservationIT {
                     luns:
                       - { lun: 0, backstore: ram0 }
                     acl: ["*"]
-                """.formatted(IQN, DaemonConfig.targetPortals(iserPort));
+                %s""".formatted(DaemonConfig.IQN, Portals.TARGET_PORTALS, Portals.TARGET_SRP);
         return DaemonConfig.write(dir, yaml);
     }
 
     @ParameterizedTest(name = "[{0}] an APTPL registration and reservation survive a restart")
-    @EnumSource(Transport.class)
-    void aptplRegistrationAndReservationSurviveARestart(Transport transport) throws Exception {
-        port = DaemonProcess.freePort();
-        iserPort = DaemonProcess.freePort();
+    @EnumSource(ScsiTransport.class)
+    void aptplRegistrationAndReservationSurviveARestart(ScsiTransport transport) throws Exception {
+        portals = Portals.free();
         Path config = writeConfig();
-        daemon = DaemonProcess.start(config, port);
-        try (RawIscsiClient a = session(transport, INITIATOR_A)) {
+        daemon = DaemonProcess.start(config, portals.tcp());
+        try (ScsiClient a = session(transport, INITIATOR_A)) {
             ScsiResult reg = prOut(a, SA_REGISTER, 0, 0L, KEY, true);
             assertThat(reg.good()).as("REGISTER APTPL=1: " + reg + "\n" + daemon.describe()).isTrue();
             ScsiResult res = prOut(a, SA_RESERVE, TYPE_WRITE_EXCLUSIVE, KEY, 0L, false);
             assertThat(res.good()).as("RESERVE Write Exclusive: " + res).isTrue();
-            assertThat(a.logout()).isZero();
+            a.logout();
         }
         daemon.stopCleanly();
         assertThat(Files.isDirectory(dir.resolve("state"))).as("state-dir written").isTrue();
 
-        daemon = DaemonProcess.start(config, port);
-        try (RawIscsiClient b = session(transport, INITIATOR_B)) {
+        daemon = DaemonProcess.start(config, portals.tcp());
+        try (ScsiClient b = session(transport, INITIATOR_B)) {
             ScsiResult keys = prIn(b, SA_READ_KEYS);
             assertThat(keys.good()).as("READ KEYS: " + keys + "\n" + daemon.describe()).isTrue();
             ByteBuffer k = ByteBuffer.wrap(keys.data());
@@ -100,14 +97,12 @@ class AptplReservationIT {
             ScsiResult rd = b.read10(0, 0, 1, BLOCK);
             assertThat(rd.good()).as("READ(10) from another initiator: " + rd).isTrue();
             assertThat(rd.data()).hasSize(BLOCK);
-            assertThat(b.logout()).isZero();
+            b.logout();
         }
     }
 
-    private RawIscsiClient session(Transport transport, String initiator) throws IOException {
-        RawIscsiClient c = transport.connect(transport == Transport.TCP ? port : iserPort, TIMEOUT);
-        LoginResult login = c.login(initiator, IQN);
-        assertThat(login.succeeded()).as(login + "\n" + daemon.describe()).isTrue();
+    private ScsiClient session(ScsiTransport transport, String initiator) throws IOException {
+        ScsiClient c = transport.login(portals.port(transport), initiator, TIMEOUT);
         assertThat(c.testUnitReadyClearingUnitAttention(0).good()).as("TEST UNIT READY").isTrue();
         return c;
     }
@@ -116,7 +111,7 @@ class AptplReservationIT {
      * PERSISTENT RESERVE OUT (SPC-4 6.16) with the basic 24-byte parameter list (6.16.3):
      * 0..7 RESERVATION KEY, 8..15 SERVICE ACTION RESERVATION KEY, 20 SPEC_I_PT ALL_TG_PT APTPL(0).
      */
-    private static ScsiResult prOut(RawIscsiClient c, int serviceAction, int type, long key, long saKey,
+    private static ScsiResult prOut(ScsiClient c, int serviceAction, int type, long key, long saKey,
                                     boolean aptpl) throws IOException {
         ByteBuffer list = ByteBuffer.allocate(24);
         list.putLong(0, key).putLong(8, saKey).put(20, (byte) (aptpl ? 1 : 0));
@@ -129,7 +124,7 @@ class AptplReservationIT {
     }
 
     /** PERSISTENT RESERVE IN (SPC-4 6.15) with a 256-byte ALLOCATION LENGTH (bytes 7..8). */
-    private static ScsiResult prIn(RawIscsiClient c, int serviceAction) throws IOException {
+    private static ScsiResult prIn(ScsiClient c, int serviceAction) throws IOException {
         byte[] cdb = new byte[10];
         cdb[0] = 0x5E;
         cdb[1] = (byte) serviceAction;

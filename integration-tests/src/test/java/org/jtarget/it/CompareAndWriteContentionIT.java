@@ -12,8 +12,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.jtarget.initiator.raw.LoginResult;
-import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,14 +29,12 @@ class CompareAndWriteContentionIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final long RUN_SECONDS = 60;
-    private static final String IQN = "iqn.2026-11.org.jtarget:caw";
     private static final int BLOCK = 512;
     private static final int ROUNDS = 200;
     private static final int SENSE_MISCOMPARE = 0x0E;
 
     @RegisterExtension
-    static final DaemonExtension DAEMON = DaemonExtension.withIserPortal((port, iserPort) ->
-            DaemonConfig.daemonAndPortalsYaml(port, iserPort) + """
+    static final DaemonExtension DAEMON = DaemonExtension.withRdmaPortals(portals -> portals.yaml() + """
                 backstores:
                   - { name: ram0, type: memory, size: 16MiB }
                 targets:
@@ -47,28 +43,31 @@ class CompareAndWriteContentionIT {
                     luns:
                       - { lun: 0, backstore: ram0 }
                     acl: ["*"]
-                """.formatted(IQN, DaemonConfig.targetPortals(iserPort)));
+                %s""".formatted(DaemonConfig.IQN, Portals.TARGET_PORTALS, Portals.TARGET_SRP));
 
     /** What one initiator saw: the counter values its successful CAWs wrote, and its miscompares. */
     record Outcome(List<Long> written, int miscompares) {
     }
 
     /**
-     * Over {@code transport}: the setup, initiator A and the final check. Initiator B is always on
-     * TCP: the test daemon's pinned arena (6 MiB under the usual 8 MiB memlock limit) holds one iSER
-     * connection, so {@code [iser]} races an iSER session against a TCP one on the same LU.
+     * Over {@code transport}: the setup, initiator A and the final check. Initiator B is on the same
+     * fabric except over iSER, where it is on TCP: the test daemon's pinned arena (6 MiB under the
+     * usual 8 MiB memlock limit) holds one iSER connection, so {@code [iser]} races an iSER session
+     * against a TCP one on the same LU. Two SRP channels fit (about 1.3 MiB each), so {@code [srp]}
+     * races two SRP initiator ports.
      */
     @ParameterizedTest(name = "[{0}] concurrent COMPARE AND WRITE never loses an update")
-    @EnumSource(Transport.class)
-    void concurrentCompareAndWriteNeverLosesAnUpdate(Transport transport) throws Exception {
-        try (RawIscsiClient setup = session(transport, "iqn.2026-11.org.jtarget:caw-setup")) {
+    @EnumSource(ScsiTransport.class)
+    void concurrentCompareAndWriteNeverLosesAnUpdate(ScsiTransport transport) throws Exception {
+        try (ScsiClient setup = session(transport, "iqn.2026-11.org.jtarget:caw-setup")) {
             assertThat(setup.write10(0, 0, block(0), BLOCK).good()).as("initial WRITE(10) of counter 0").isTrue();
-            assertThat(setup.logout()).isZero();
+            setup.logout();
         }
+        ScsiTransport second = transport == ScsiTransport.ISER ? ScsiTransport.TCP : transport;
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             Future<Outcome> a = pool.submit(() -> increment(transport, "iqn.2026-11.org.jtarget:caw-a"));
-            Future<Outcome> b = pool.submit(() -> increment(Transport.TCP, "iqn.2026-11.org.jtarget:caw-b"));
+            Future<Outcome> b = pool.submit(() -> increment(second, "iqn.2026-11.org.jtarget:caw-b"));
             Outcome oa = a.get(RUN_SECONDS, TimeUnit.SECONDS);
             Outcome ob = b.get(RUN_SECONDS, TimeUnit.SECONDS);
 
@@ -80,7 +79,7 @@ class CompareAndWriteContentionIT {
             assertThat(oa.written().size() + oa.miscompares()).isEqualTo(ROUNDS);
             assertThat(ob.written().size() + ob.miscompares()).isEqualTo(ROUNDS);
 
-            try (RawIscsiClient check = session(transport, "iqn.2026-11.org.jtarget:caw-check")) {
+            try (ScsiClient check = session(transport, "iqn.2026-11.org.jtarget:caw-check")) {
                 ScsiResult r = check.read10(0, 0, 1, BLOCK);
                 assertThat(r.good()).as("final READ(10): " + r).isTrue();
                 long counter = ByteBuffer.wrap(r.data()).getLong(0);
@@ -89,7 +88,7 @@ class CompareAndWriteContentionIT {
                         .isEqualTo(successes);
                 assertThat(r.data()).as("the whole block is one CAW's data").isEqualTo(block(counter));
                 assertThat(values.isEmpty() || values.last() == counter).as("highest value written").isTrue();
-                assertThat(check.logout()).isZero();
+                check.logout();
             }
         } finally {
             pool.shutdownNow();
@@ -97,10 +96,10 @@ class CompareAndWriteContentionIT {
     }
 
     /** {@link #ROUNDS} read-then-CAW increments from one initiator's session. */
-    private static Outcome increment(Transport transport, String initiator) throws IOException {
+    private static Outcome increment(ScsiTransport transport, String initiator) throws IOException {
         List<Long> written = new ArrayList<>();
         int miscompares = 0;
-        try (RawIscsiClient c = session(transport, initiator)) {
+        try (ScsiClient c = session(transport, initiator)) {
             for (int i = 0; i < ROUNDS; i++) {
                 ScsiResult r = c.read10(0, 0, 1, BLOCK);
                 assertThat(r.good()).as(initiator + " READ(10): " + r).isTrue();
@@ -114,13 +113,13 @@ class CompareAndWriteContentionIT {
                     miscompares++;
                 }
             }
-            assertThat(c.logout()).isZero();
+            c.logout();
         }
         return new Outcome(written, miscompares);
     }
 
     /** COMPARE AND WRITE (SBC-4 5.3) of LBA 0, one block: data-out = verify block then write block. */
-    private static ScsiResult compareAndWrite(RawIscsiClient c, byte[] expected, byte[] replacement)
+    private static ScsiResult compareAndWrite(ScsiClient c, byte[] expected, byte[] replacement)
             throws IOException {
         byte[] cdb = new byte[16];
         cdb[0] = (byte) 0x89;
@@ -140,10 +139,8 @@ class CompareAndWriteContentionIT {
         return b.array();
     }
 
-    private static RawIscsiClient session(Transport transport, String initiator) throws IOException {
-        RawIscsiClient c = transport.connect(DAEMON.port(transport), TIMEOUT);
-        LoginResult login = c.login(initiator, IQN);
-        assertThat(login.succeeded()).as(login + "\n" + DAEMON.daemon().describe()).isTrue();
+    private static ScsiClient session(ScsiTransport transport, String initiator) throws IOException {
+        ScsiClient c = transport.login(DAEMON, initiator, TIMEOUT);
         assertThat(c.testUnitReadyClearingUnitAttention(0).good()).as("TEST UNIT READY").isTrue();
         return c;
     }

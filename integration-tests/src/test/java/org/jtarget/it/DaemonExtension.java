@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -33,6 +34,7 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
     private final PortsYaml yamlForPorts;
     private final boolean iserPortal;
     private boolean srpPortal;
+    private Function<Portals, String> yamlForPortals;
     private int iserPort;
     private int srpPort;
     private Path dir;
@@ -76,6 +78,16 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
     }
 
     /**
+     * The daemon on a config of the test's own with a TCP, an iSER and an SRP portal for one target
+     * ({@link Portals#yaml} writes them): for tests parametrized by {@link ScsiTransport}.
+     */
+    public static DaemonExtension withRdmaPortals(Function<Portals, String> yamlForPortals) {
+        DaemonExtension e = withRdmaPortals();
+        e.yamlForPortals = yamlForPortals;
+        return e;
+    }
+
+    /**
      * The daemon on a config of the test's own with a TCP and an iSER portal ({@link
      * DaemonConfig#portalsYaml} writes them): for tests parametrized by {@link Transport}.
      */
@@ -97,7 +109,10 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
         int port = DaemonProcess.freePort();
         iserPort = iserPortal ? DaemonProcess.freePort() : 0;
         srpPort = srpPortal ? DaemonProcess.freePort() : 0;
-        if (yamlForPorts != null) {
+        if (yamlForPortals != null) {
+            daemon = DaemonProcess.start(DaemonConfig.write(dir, yamlForPortals.apply(new Portals(port, iserPort, srpPort))),
+                    port);
+        } else if (yamlForPorts != null) {
             daemon = DaemonProcess.start(DaemonConfig.write(dir, yamlForPorts.yaml(port, iserPort)), port);
         } else if (yamlForPort != null) {
             daemon = DaemonProcess.start(DaemonConfig.write(dir, yamlForPort.apply(port)), port);
@@ -143,6 +158,15 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
             throw new IllegalStateException("this daemon has no iSER portal (see withIserPortal)");
         }
         return transport == Transport.TCP ? daemon().port() : iserPort;
+    }
+
+    /** The port of {@code transport}'s portal ({@link #withRdmaPortals()}). */
+    public int port(ScsiTransport transport) {
+        return switch (transport) {
+            case TCP -> daemon().port();
+            case ISER -> port(Transport.ISER);
+            case SRP -> srpPort();
+        };
     }
 
     /** The port of the SRP portal ({@link #withRdmaPortals()}). */

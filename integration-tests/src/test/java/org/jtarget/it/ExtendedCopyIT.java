@@ -8,8 +8,6 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Random;
-import org.jtarget.initiator.raw.LoginResult;
-import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,13 +19,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * named by identification CSCD descriptors carrying each LU's NAA designator as INQUIRY VPD 83h
  * reports it. The command's GOOD status alone means the copy is done (no RECEIVE COPY RESULTS:
  * the list uses LIST ID USAGE 11b, "no list identifier"), so both ranges read back at once with
- * the same SHA-256, and the block after the destination range is untouched. Over TCP and over
- * iSER ({@link Transport}).
+ * the same SHA-256, and the block after the destination range is untouched. Over TCP, over iSER
+ * and over SRP ({@link ScsiTransport}): the copy itself runs inside the daemon, the fabric only
+ * carries the parameter list (immediate data over iSER and SRP) and the reads and writes around it.
  */
 class ExtendedCopyIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final String IQN = "iqn.2026-11.org.jtarget:xcopy";
     private static final int BLOCK = 512;
     private static final int CHUNK_BLOCKS = 256; // 128 KiB per READ/WRITE(10)
     private static final int COPY_BLOCKS = 16384; // 8 MiB
@@ -39,8 +37,7 @@ class ExtendedCopyIT {
     private static final int NAA_LENGTH = 16;
 
     @RegisterExtension
-    static final DaemonExtension DAEMON = DaemonExtension.withIserPortal((port, iserPort) ->
-            DaemonConfig.daemonAndPortalsYaml(port, iserPort) + """
+    static final DaemonExtension DAEMON = DaemonExtension.withRdmaPortals(portals -> portals.yaml() + """
                 backstores:
                   - { name: ram0, type: memory, size: 16MiB }
                   - { name: file0, type: file, path: copy.img, size: 16MiB, create: true }
@@ -51,14 +48,12 @@ class ExtendedCopyIT {
                       - { lun: 0, backstore: ram0 }
                       - { lun: 1, backstore: file0 }
                     acl: ["*"]
-                """.formatted(IQN, DaemonConfig.targetPortals(iserPort)));
+                %s""".formatted(DaemonConfig.IQN, Portals.TARGET_PORTALS, Portals.TARGET_SRP));
 
     @ParameterizedTest(name = "[{0}] EXTENDED COPY copies 8 MiB from the memory LUN to the file LUN")
-    @EnumSource(Transport.class)
-    void extendedCopyCopies8MiBFromTheMemoryLunToTheFileLun(Transport transport) throws Exception {
-        try (RawIscsiClient c = transport.connect(DAEMON.port(transport), TIMEOUT)) {
-            LoginResult login = c.login("iqn.2026-11.org.jtarget:xcopy-it", IQN);
-            assertThat(login.succeeded()).as(login + "\n" + DAEMON.daemon().describe()).isTrue();
+    @EnumSource(ScsiTransport.class)
+    void extendedCopyCopies8MiBFromTheMemoryLunToTheFileLun(ScsiTransport transport) throws Exception {
+        try (ScsiClient c = transport.login(DAEMON, "iqn.2026-11.org.jtarget:xcopy-it", TIMEOUT)) {
             assertThat(c.testUnitReadyClearingUnitAttention(SOURCE_LUN).good()).isTrue();
             assertThat(c.testUnitReadyClearingUnitAttention(DESTINATION_LUN).good()).isTrue();
 
@@ -83,7 +78,7 @@ class ExtendedCopyIT {
             ScsiResult after = c.read10(DESTINATION_LUN, COPY_BLOCKS, 1, BLOCK);
             assertThat(after.good()).as("READ(10) past the range: " + after).isTrue();
             assertThat(after.data()).as("the block after the copied range is untouched").containsOnly((byte) 0);
-            assertThat(c.logout()).isZero();
+            c.logout();
         }
     }
 
@@ -92,7 +87,7 @@ class ExtendedCopyIT {
      * VPD 83h (SPC-4 7.8.6): 4-byte page header, then descriptors of 1 CODE SET | 1 PIV ASSOCIATION
      * DESIGNATOR TYPE | 1 reserved | 1 DESIGNATOR LENGTH | designator.
      */
-    private static byte[] naa(RawIscsiClient c, int lun) throws IOException {
+    private static byte[] naa(ScsiClient c, int lun) throws IOException {
         ScsiResult r = c.inquiry(lun, true, 0x83, 255);
         assertThat(r.good()).as("INQUIRY VPD 83h of LUN " + lun + ": " + r).isTrue();
         byte[] page = r.data();
@@ -153,7 +148,7 @@ class ExtendedCopyIT {
     }
 
     /** SHA-256 of the first {@link #COPY_BLOCKS} blocks of {@code lun}. */
-    private static String sha256(RawIscsiClient c, int lun) throws Exception {
+    private static String sha256(ScsiClient c, int lun) throws Exception {
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
         for (int lba = 0; lba < COPY_BLOCKS; lba += CHUNK_BLOCKS) {
             ScsiResult r = c.read10(lun, lba, CHUNK_BLOCKS, BLOCK);

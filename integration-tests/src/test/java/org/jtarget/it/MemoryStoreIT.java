@@ -11,8 +11,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Random;
-import org.jtarget.initiator.raw.LoginResult;
-import org.jtarget.initiator.raw.RawIscsiClient;
+import java.util.function.Function;
 import org.jtarget.initiator.raw.ScsiCdbs;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.Test;
@@ -27,15 +26,14 @@ import org.junit.jupiter.params.provider.EnumSource;
  * UNMAP makes the pieces read as zeros again. A thin store larger than the default
  * {@code daemon.memory-limit} (half the RAM) is accepted too: only writes past the limit would fail.
  *
- * <p>Each test starts its own daemon (two configs), in a folder of its own, with a TCP and an iSER
- * portal; the terabyte case runs over each ({@link Transport}): over iSER the daemon copies the
- * memory store's Data-In into its pinned arena for the RDMA WRITEs, and the resident set must
- * still grow by about the data written only.
+ * <p>Each test starts its own daemon (two configs), in a folder of its own, with a TCP, an iSER and
+ * an SRP portal; the terabyte case runs over each ({@link ScsiTransport}): over iSER and SRP the
+ * daemon copies the memory store's Data-In into its pinned arena for the RDMA WRITEs, and the
+ * resident set must still grow by about the data written only.
  */
 class MemoryStoreIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static final String IQN = "iqn.2026-11.org.jtarget:bigmem";
     private static final int BLOCK = 512;
     private static final long TIB_BLOCKS = (1L << 40) / BLOCK;
     private static final int MIB = 1 << 20;
@@ -46,8 +44,8 @@ class MemoryStoreIT {
     /** The resident set of a daemon that did not touch its terabyte (a JVM with Netty: well under this). */
     private static final long RSS_AT_START_LIMIT = 1L << 30;
 
-    private static String yaml(int port, int iserPort, String... daemonSettings) {
-        return DaemonConfig.daemonAndPortalsYaml(port, iserPort, daemonSettings) + """
+    private static String yaml(Portals portals, String... daemonSettings) {
+        return portals.yaml(daemonSettings) + """
                 backstores:
                   - { name: big, type: memory, size: 1TiB, thin: true }
                 targets:
@@ -56,7 +54,7 @@ class MemoryStoreIT {
                     luns:
                       - { lun: 0, backstore: big }
                     acl: ["*"]
-                """.formatted(IQN, DaemonConfig.targetPortals(iserPort));
+                %s""".formatted(DaemonConfig.IQN, Portals.TARGET_PORTALS, Portals.TARGET_SRP);
     }
 
     /** Piece {@code i}: 1 MiB at a scattered LBA in the i-th 1/64 of the LUN; odd ones straddle two chunks; the last ends the LUN. */
@@ -85,48 +83,33 @@ class MemoryStoreIT {
         throw new AssertionError("no VmRSS in /proc/" + d.pid() + "/status");
     }
 
-    private static RawIscsiClient login(DaemonProcess d, int port, Transport transport, String initiator)
-            throws IOException {
-        RawIscsiClient c = transport.connect(port, TIMEOUT);
-        LoginResult login = c.login("iqn.2026-11.org.jtarget:" + initiator, IQN);
-        assertThat(login.succeeded()).as(login + "\n" + d.describe()).isTrue();
+    private static ScsiClient login(int port, ScsiTransport transport, String initiator) throws IOException {
+        ScsiClient c = transport.login(port, "iqn.2026-11.org.jtarget:" + initiator, TIMEOUT);
         assertThat(c.testUnitReadyClearingUnitAttention(0).good()).isTrue();
         return c;
     }
 
     /** READ CAPACITY (16): {RETURNED LOGICAL BLOCK ADDRESS, LOGICAL BLOCK LENGTH IN BYTES}. */
-    private static long[] readCapacity16(RawIscsiClient c, DaemonProcess d) throws IOException {
+    private static long[] readCapacity16(ScsiClient c, DaemonProcess d) throws IOException {
         ScsiResult r = c.execute(0, ScsiCdbs.readCapacity16(32), 32);
         assertThat(r.good()).as("READ CAPACITY (16): " + r + "\n" + d.describe()).isTrue();
         ByteBuffer b = ByteBuffer.wrap(r.data());
         return new long[] {b.getLong(0), b.getInt(8) & 0xFFFF_FFFFL};
     }
 
-    /** UNMAP (SBC-4 5.32) with one block descriptor. */
-    private static ScsiResult unmap(RawIscsiClient c, long lba, int blocks) throws IOException {
-        ByteBuffer list = ByteBuffer.allocate(24);
-        list.putShort((short) 22).putShort((short) 16).putInt(0);
-        list.putLong(lba).putInt(blocks).putInt(0);
-        byte[] cdb = new byte[10];
-        cdb[0] = 0x42;
-        cdb[8] = 24;
-        return c.execute(0, cdb, list.array());
-    }
-
     /**
-     * Starts a daemon on {@code yaml} (given the TCP and the iSER port), runs {@code body} with the
+     * Starts a daemon on {@code yaml} (given the three portals' ports), runs {@code body} with the
      * port of {@code transport}'s portal, stops it and keeps its log as {@code <name>.log}.
      */
-    private static void withDaemon(String name, Transport transport, DaemonExtension.PortsYaml yaml, DaemonBody body)
-            throws Exception {
+    private static void withDaemon(String name, ScsiTransport transport, Function<Portals, String> yaml,
+                                   DaemonBody body) throws Exception {
         Path dir = Files.createTempDirectory("jtarget-it-MemoryStoreIT-");
-        int port = DaemonProcess.freePort();
-        int iserPort = DaemonProcess.freePort();
+        Portals portals = Portals.free();
         long t0 = System.nanoTime();
-        DaemonProcess d = DaemonProcess.start(DaemonConfig.write(dir, yaml.yaml(port, iserPort)), port);
+        DaemonProcess d = DaemonProcess.start(DaemonConfig.write(dir, yaml.apply(portals)), portals.tcp());
         System.out.printf("MemoryStoreIT %s: listening after %d ms%n", name, (System.nanoTime() - t0) / 1_000_000);
         try {
-            body.run(d, transport == Transport.TCP ? port : iserPort);
+            body.run(d, portals.port(transport));
             d.stopCleanly();
         } finally {
             if (d.isAlive()) {
@@ -144,13 +127,12 @@ class MemoryStoreIT {
     }
 
     @ParameterizedTest(name = "[{0}] a tebibyte thin memory LUN starts at once and holds only what is written")
-    @EnumSource(Transport.class)
-    void aTebibyteThinMemoryLunStartsAtOnceAndHoldsOnlyWhatIsWritten(Transport transport) throws Exception {
-        withDaemon("unlimited-" + transport, transport, (port, iserPort) -> yaml(port, iserPort,
-                "memory-limit: unlimited"), (d, port) -> {
+    @EnumSource(ScsiTransport.class)
+    void aTebibyteThinMemoryLunStartsAtOnceAndHoldsOnlyWhatIsWritten(ScsiTransport transport) throws Exception {
+        withDaemon("unlimited-" + transport, transport, portals -> yaml(portals, "memory-limit: unlimited"), (d, port) -> {
             long atStart = vmRss(d);
             assertThat(atStart).as("VmRSS right after start: the terabyte is not allocated").isLessThan(RSS_AT_START_LIMIT);
-            try (RawIscsiClient c = login(d, port, transport, "bigmem")) {
+            try (ScsiClient c = login(port, transport, "bigmem")) {
                 assertThat(readCapacity16(c, d)).as("READ CAPACITY (16): last LBA, block length")
                         .containsExactly(TIB_BLOCKS - 1, BLOCK);
                 assertThat(c.read10(0, lbaOf(5), PIECE_BLOCKS, BLOCK).data()).as("never written: zeros")
@@ -181,29 +163,29 @@ class MemoryStoreIT {
                         .isLessThan(RSS_GROWTH_LIMIT);
 
                 for (int i = 0; i < PIECES; i++) {
-                    assertThat(unmap(c, lbaOf(i), PIECE_BLOCKS).good()).as("UNMAP piece %d", i).isTrue();
+                    assertThat(c.unmap(0, lbaOf(i), PIECE_BLOCKS).good()).as("UNMAP piece %d", i).isTrue();
                 }
                 for (int i = 0; i < PIECES; i++) {
                     assertThat(c.read10(0, lbaOf(i), PIECE_BLOCKS, BLOCK).data()).as("piece %d after UNMAP", i)
                             .containsOnly((byte) 0);
                 }
                 System.out.printf("MemoryStoreIT [" + transport + "]: VmRSS after UNMAP %d MiB%n", vmRss(d) / MIB);
-                assertThat(c.logout()).isZero();
+                c.logout();
             }
         });
     }
 
     @Test
     void aThinStoreLargerThanTheDefaultMemoryLimitIsAccepted() throws Exception {
-        withDaemon("default-limit", Transport.TCP, MemoryStoreIT::yaml, (d, port) -> {
+        withDaemon("default-limit", ScsiTransport.TCP, MemoryStoreIT::yaml, (d, port) -> {
             assertThat(d.log()).as("the default limit is finite").contains("(daemon.memory-limit)");
-            try (RawIscsiClient c = login(d, port, Transport.TCP, "bigmem-default")) {
+            try (ScsiClient c = login(port, ScsiTransport.TCP, "bigmem-default")) {
                 assertThat(readCapacity16(c, d)).containsExactly(TIB_BLOCKS - 1, BLOCK);
                 for (int i : new int[] {0, 31, PIECES - 1}) {
                     assertThat(c.write10(0, lbaOf(i), piece(i), BLOCK).good()).as("WRITE piece %d", i).isTrue();
                     assertThat(c.read10(0, lbaOf(i), PIECE_BLOCKS, BLOCK).data()).isEqualTo(piece(i));
                 }
-                assertThat(c.logout()).isZero();
+                c.logout();
             }
         });
     }

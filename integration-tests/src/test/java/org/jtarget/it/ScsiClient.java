@@ -1,6 +1,7 @@
 package org.jtarget.it;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiCdbs;
 import org.jtarget.initiator.raw.ScsiResult;
@@ -23,6 +24,13 @@ interface ScsiClient extends AutoCloseable {
     /** Runs a command whose data-out is {@code writeData}. */
     ScsiResult execute(int lun, byte[] cdb, byte[] writeData) throws IOException;
 
+    /**
+     * Ends the nexus from the initiator's side: over iSCSI a Logout, failing unless the Logout
+     * Response says "closed" (0); over SRP an SRP_I_LOGOUT (r16a 6.12 has no answer to it), then the
+     * disconnect.
+     */
+    void logout() throws IOException;
+
     @Override
     void close() throws IOException;
 
@@ -36,13 +44,39 @@ interface ScsiClient extends AutoCloseable {
         return execute(lun, ScsiCdbs.write10(lba, data.length / blockSize), data);
     }
 
+    /** UNMAP (SBC-4 5.32) of {@code blocks} blocks from {@code lba}: one block descriptor. */
+    default ScsiResult unmap(int lun, long lba, int blocks) throws IOException {
+        ByteBuffer list = ByteBuffer.allocate(24);
+        list.putShort((short) 22).putShort((short) 16).putInt(0); // data length, descriptor data length
+        list.putLong(lba).putInt(blocks).putInt(0);
+        byte[] cdb = new byte[10];
+        cdb[0] = 0x42;
+        cdb[8] = 24; // PARAMETER LIST LENGTH
+        return execute(lun, cdb, list.array());
+    }
+
+    /** SYNCHRONIZE CACHE (10) of the whole LU. */
+    default ScsiResult synchronizeCache(int lun) throws IOException {
+        return execute(lun, new byte[] {0x35, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0);
+    }
+
+    /** TEST UNIT READY. */
+    default ScsiResult testUnitReady(int lun) throws IOException {
+        return execute(lun, ScsiCdbs.testUnitReady(), 0);
+    }
+
     /** TEST UNIT READY repeated while it answers UNIT ATTENTION, at most 8 times; the last answer. */
     default ScsiResult testUnitReadyClearingUnitAttention(int lun) throws IOException {
-        ScsiResult r = execute(lun, ScsiCdbs.testUnitReady(), 0);
+        ScsiResult r = testUnitReady(lun);
         for (int i = 0; i < 7 && r.status() == ScsiResult.CHECK_CONDITION && r.senseKey() == UNIT_ATTENTION; i++) {
-            r = execute(lun, ScsiCdbs.testUnitReady(), 0);
+            r = testUnitReady(lun);
         }
         return r;
+    }
+
+    /** INQUIRY: the standard data or, with {@code evpd}, VPD page {@code page}. */
+    default ScsiResult inquiry(int lun, boolean evpd, int page, int allocationLength) throws IOException {
+        return execute(lun, ScsiCdbs.inquiry(evpd, page, allocationLength), allocationLength);
     }
 
     /** An iSCSI session (logged in) as a client. */
@@ -56,6 +90,14 @@ interface ScsiClient extends AutoCloseable {
             @Override
             public ScsiResult execute(int lun, byte[] cdb, byte[] writeData) throws IOException {
                 return session.execute(lun, cdb, writeData);
+            }
+
+            @Override
+            public void logout() throws IOException {
+                int response = session.logout();
+                if (response != 0) {
+                    throw new IOException("Logout Response code " + response + " (0: closed)");
+                }
             }
 
             @Override
@@ -76,6 +118,11 @@ interface ScsiClient extends AutoCloseable {
             @Override
             public ScsiResult execute(int lun, byte[] cdb, byte[] writeData) throws IOException {
                 return channel.execute(lun, cdb, 0, writeData);
+            }
+
+            @Override
+            public void logout() {
+                channel.logout();
             }
 
             @Override

@@ -36,13 +36,22 @@ enum ScsiTransport {
      * {@code initiatorName} (over SRP as the initiator port {@link #srpPort} makes of it).
      */
     ScsiClient login(DaemonExtension daemon, String initiatorName, Duration timeout) throws IOException {
+        return login(daemon.port(this), initiatorName, timeout);
+    }
+
+    /**
+     * Logs in to {@link DaemonConfig#IQN} (over SRP: {@link DaemonConfig#SRP_TARGET_PORT}) on this
+     * fabric's portal on {@code port} as {@code initiatorName} (over SRP as the initiator port
+     * {@link #srpPort} makes of it).
+     */
+    ScsiClient login(int port, String initiatorName, Duration timeout) throws IOException {
         if (this == SRP) {
-            SrpChannel channel = SrpChannel.connect(DaemonProcess.HOST, daemon.srpPort(), srpPort(initiatorName),
+            SrpChannel channel = SrpChannel.connect(DaemonProcess.HOST, port, srpPort(initiatorName),
                     SrpPortId.parse(DaemonConfig.SRP_TARGET_PORT), false, timeout, 1, SLOT_BYTES);
             return ScsiClient.of(channel);
         }
         Transport iscsi = this == TCP ? Transport.TCP : Transport.ISER;
-        RawIscsiClient session = iscsi.connect(daemon.port(iscsi), timeout);
+        RawIscsiClient session = iscsi.connect(port, timeout);
         LoginResult login = session.login(initiatorName, DaemonConfig.IQN);
         assertThat(login.succeeded()).as("login over " + this + ": " + login).isTrue();
         return ScsiClient.of(session);

@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.Random;
-import org.jtarget.initiator.raw.LoginResult;
-import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,16 +27,17 @@ import org.junit.jupiter.api.Test;
  * <p>The daemon is started here rather than by {@link DaemonExtension} because the tmpfs must be
  * mounted before it opens the file (root can mount; without it the ENOSPC test is skipped).
  *
- * <p>The daemon serves a TCP and an iSER portal. Each fault is made once (it cannot be undone), seen
- * through a TCP session, and then the same SCSI answers are checked through an iSER session
- * ({@link Transport}), where a WRITE's data was fetched by RDMA READ before the store refused it
- * and a failed READ must place nothing. The memory-limit and replaced-file cases stay TCP-only:
+ * <p>The daemon serves a TCP, an iSER and an SRP portal. Each fault is made once (it cannot be
+ * undone), seen through a TCP session, and then the same SCSI answers are checked through an iSER
+ * session and an SRP channel ({@link ScsiTransport}), where a WRITE's data was fetched by RDMA READ
+ * before the store refused it and a failed READ must place nothing. The memory-limit and replaced-file cases stay TCP-only:
  * they count one log line per fault, and the fault is the same whatever the transport.
  */
 class StoreFaultIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static final String IQN = "iqn.2026-11.org.jtarget:faults";
+    /** The fabrics each fault's answers are checked through after TCP. */
+    private static final List<ScsiTransport> RDMA = List.of(ScsiTransport.ISER, ScsiTransport.SRP);
     private static final int BLOCK = 512;
     private static final int ENOSPC_LUN = 0;
     private static final int MEMORY_LUN = 1;
@@ -53,7 +52,7 @@ class StoreFaultIT {
     private static Path tmpfs;
     private static boolean mounted;
     private static DaemonProcess daemon;
-    private static int iserPort;
+    private static Portals portals;
 
     @BeforeAll
     static void mountAndStart() throws IOException {
@@ -65,10 +64,8 @@ class StoreFaultIT {
         if (!mounted) {
             System.err.println("StoreFaultIT: cannot mount a tmpfs, the ENOSPC test will be skipped:\n" + mount.describe());
         }
-        int port = DaemonProcess.freePort();
-        iserPort = DaemonProcess.freePort();
-        daemon = DaemonProcess.start(DaemonConfig.write(dir, DaemonConfig.daemonAndPortalsYaml(port, iserPort,
-                "memory-limit: 16MiB") + """
+        portals = Portals.free();
+        daemon = DaemonProcess.start(DaemonConfig.write(dir, portals.yaml("memory-limit: 16MiB") + """
                 backstores:
                   - { name: small-fs, type: file, path: tmpfs/thin.img, size: 64MiB, create: true, thin: true }
                   - { name: ram, type: memory, size: 64MiB, thin: true }
@@ -88,7 +85,7 @@ class StoreFaultIT {
                       - { lun: 4, backstore: truncated }
                       - { lun: 5, backstore: parted-a }
                     acl: ["*"]
-                """.formatted(IQN, DaemonConfig.targetPortals(iserPort))), port);
+                %s""".formatted(DaemonConfig.IQN, Portals.TARGET_PORTALS, Portals.TARGET_SRP)), portals.tcp());
     }
 
     @AfterAll
@@ -112,14 +109,12 @@ class StoreFaultIT {
         }
     }
 
-    private static RawIscsiClient login(String initiator, int... luns) throws IOException {
-        return login(Transport.TCP, initiator, luns);
+    private static ScsiClient login(String initiator, int... luns) throws IOException {
+        return login(ScsiTransport.TCP, initiator, luns);
     }
 
-    private static RawIscsiClient login(Transport transport, String initiator, int... luns) throws IOException {
-        RawIscsiClient c = transport.connect(transport == Transport.TCP ? daemon.port() : iserPort, TIMEOUT);
-        LoginResult login = c.login("iqn.2026-11.org.jtarget:" + initiator, IQN);
-        assertThat(login.succeeded()).as(login + "\n" + daemon.describe()).isTrue();
+    private static ScsiClient login(ScsiTransport transport, String initiator, int... luns) throws IOException {
+        ScsiClient c = transport.login(portals.port(transport), "iqn.2026-11.org.jtarget:" + initiator, TIMEOUT);
         for (int lun : luns) {
             assertThat(c.testUnitReadyClearingUnitAttention(lun).good()).as("TUR LUN " + lun).isTrue();
         }
@@ -142,25 +137,10 @@ class StoreFaultIT {
         return daemon.log().lines().filter(l -> l.contains(text)).count();
     }
 
-    private static ScsiResult synchronizeCache(RawIscsiClient c, int lun) throws IOException {
-        return c.execute(lun, new byte[] {0x35, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0);
-    }
-
-    /** UNMAP (SBC-4 5.32) with one block descriptor. */
-    private static ScsiResult unmap(RawIscsiClient c, int lun, long lba, int blocks) throws IOException {
-        ByteBuffer list = ByteBuffer.allocate(24);
-        list.putShort((short) 22).putShort((short) 16).putInt(0);
-        list.putLong(lba).putInt(blocks).putInt(0);
-        byte[] cdb = new byte[10];
-        cdb[0] = 0x42;
-        cdb[8] = 24;
-        return c.execute(lun, cdb, list.array());
-    }
-
     @Test
     void fullFileSystemUnderAThinFileLunIsSpaceAllocationFailedAndWrittenDataStays() throws IOException {
         assumeTrue(mounted, "mount -t tmpfs is not permitted here");
-        try (RawIscsiClient c = login("enospc", ENOSPC_LUN, MEMORY_LUN)) {
+        try (ScsiClient c = login("enospc", ENOSPC_LUN, MEMORY_LUN)) {
             long lba = 0;
             ScsiResult failed = null;
             for (; lba < 64 * MIB_BLOCKS; lba += CHUNK_BLOCKS) {
@@ -183,41 +163,45 @@ class StoreFaultIT {
             assertThat(c.testUnitReady(MEMORY_LUN).good()).as("another LUN answers").isTrue();
             assertThat(c.read10(MEMORY_LUN, 0, 8, BLOCK).good()).isTrue();
             assertThat(c.testUnitReady(ENOSPC_LUN).good()).as("the full LUN stays online").isTrue();
-            assertThat(c.logout()).isZero();
+            c.logout();
 
-            try (RawIscsiClient i = login(Transport.ISER, "enospc-iser", ENOSPC_LUN)) {
-                assertSense(i.write10(ENOSPC_LUN, lba, data(lba, CHUNK_BLOCKS), BLOCK), 0x07, 0x27, 0x07,
-                        "[iser] WRITE(10) at " + lba + " on the full tmpfs");
-                assertThat(i.read10(ENOSPC_LUN, lastGood, CHUNK_BLOCKS, BLOCK).data())
-                        .as("[iser] the last acknowledged write").isEqualTo(data(lastGood, CHUNK_BLOCKS));
-                assertThat(i.write10(ENOSPC_LUN, 0, data(0, CHUNK_BLOCKS), BLOCK).good())
-                        .as("[iser] rewriting allocated blocks needs no space").isTrue();
-                assertThat(i.logout()).isZero();
+            for (ScsiTransport rdma : RDMA) {
+                try (ScsiClient i = login(rdma, "enospc-" + rdma, ENOSPC_LUN)) {
+                    assertSense(i.write10(ENOSPC_LUN, lba, data(lba, CHUNK_BLOCKS), BLOCK), 0x07, 0x27, 0x07,
+                            "[" + rdma + "] WRITE(10) at " + lba + " on the full tmpfs");
+                    assertThat(i.read10(ENOSPC_LUN, lastGood, CHUNK_BLOCKS, BLOCK).data())
+                            .as("[%s] the last acknowledged write", rdma).isEqualTo(data(lastGood, CHUNK_BLOCKS));
+                    assertThat(i.write10(ENOSPC_LUN, 0, data(0, CHUNK_BLOCKS), BLOCK).good())
+                            .as("[%s] rewriting allocated blocks needs no space", rdma).isTrue();
+                    i.logout();
+                }
             }
         }
     }
 
     @Test
     void deletedBackingFileTakesItsLunOfflineAndTheOthersKeepServing() throws IOException {
-        try (RawIscsiClient c = login("deleted", DELETED_LUN, MEMORY_LUN)) {
+        try (ScsiClient c = login("deleted", DELETED_LUN, MEMORY_LUN)) {
             assertThat(c.write10(DELETED_LUN, 0, data(0, 8), BLOCK).good()).isTrue();
             Files.delete(dir.resolve("deleted.img"));
             // the write cache cannot be made stable any more: SYNCHRONIZE CACHE finds the file gone
-            assertSense(synchronizeCache(c, DELETED_LUN), 0x02, 0x04, 0x00, "SYNCHRONIZE CACHE after delete");
+            assertSense(c.synchronizeCache(DELETED_LUN), 0x02, 0x04, 0x00, "SYNCHRONIZE CACHE after delete");
             assertDeletedLunOfflineAndTheOthersServing(c);
-            try (RawIscsiClient i = login(Transport.ISER, "deleted-iser", MEMORY_LUN)) {
-                i.testUnitReadyClearingUnitAttention(DELETED_LUN); // the new nexus's UNIT ATTENTION comes first
-                assertDeletedLunOfflineAndTheOthersServing(i);
-                assertThat(i.logout()).isZero();
+            for (ScsiTransport rdma : RDMA) {
+                try (ScsiClient i = login(rdma, "deleted-" + rdma, MEMORY_LUN)) {
+                    i.testUnitReadyClearingUnitAttention(DELETED_LUN); // the new nexus's UNIT ATTENTION comes first
+                    assertDeletedLunOfflineAndTheOthersServing(i);
+                    i.logout();
+                }
             }
             assertThat(logLines("LUN 2: backstore deleted is gone")).as("one ERROR line for the operator\n"
                     + daemon.describe()).isEqualTo(1);
             assertThat(daemon.log()).contains(dir.resolve("deleted.img").toString());
-            assertThat(c.logout()).isZero();
+            c.logout();
         }
     }
 
-    private static void assertDeletedLunOfflineAndTheOthersServing(RawIscsiClient c) throws IOException {
+    private static void assertDeletedLunOfflineAndTheOthersServing(ScsiClient c) throws IOException {
         assertSense(c.testUnitReady(DELETED_LUN), 0x02, 0x04, 0x00, "TEST UNIT READY");
         assertSense(c.read10(DELETED_LUN, 0, 8, BLOCK), 0x02, 0x04, 0x00, "READ(10)");
         assertSense(c.write10(DELETED_LUN, 0, data(0, 8), BLOCK), 0x02, 0x04, 0x00, "WRITE(10)");
@@ -231,7 +215,7 @@ class StoreFaultIT {
 
     @Test
     void backingFileReplacedByAnotherIsFoundWithoutAnyIoError() throws IOException, InterruptedException {
-        try (RawIscsiClient c = login("replaced", REPLACED_LUN)) {
+        try (ScsiClient c = login("replaced", REPLACED_LUN)) {
             Path other = Files.write(dir.resolve("other.img"), new byte[8 << 20]);
             Files.move(other, dir.resolve("replaced.img"), StandardCopyOption.REPLACE_EXISTING,
                     StandardCopyOption.ATOMIC_MOVE);
@@ -241,25 +225,25 @@ class StoreFaultIT {
             assertSense(c.read10(REPLACED_LUN, 0, 8, BLOCK), 0x02, 0x04, 0x00, "READ(10)");
             assertThat(logLines("LUN 3: backstore replaced is gone")).as(daemon.describe()).isEqualTo(1);
             assertThat(daemon.log()).contains("replaced.img was replaced by another file");
-            assertThat(c.logout()).isZero();
+            c.logout();
         }
     }
 
     @Test
     void aPartitionGoesOfflineWhenTheFileItLivesInIsReplaced() throws IOException, InterruptedException {
-        try (RawIscsiClient c = login("partition", PARTITION_LUN)) {
+        try (ScsiClient c = login("partition", PARTITION_LUN)) {
             Path other = Files.write(dir.resolve("other-parted.img"), new byte[8 << 20]);
             Files.move(other, dir.resolve("parted.img"), StandardCopyOption.REPLACE_EXISTING,
                     StandardCopyOption.ATOMIC_MOVE);
             ScsiResult tur = turUntilNotGood(c, PARTITION_LUN);
             assertSense(tur, 0x02, 0x04, 0x00, "TEST UNIT READY after the partition's file was replaced");
             assertThat(logLines("LUN 5: backstore parted-a is gone")).as(daemon.describe()).isEqualTo(1);
-            assertThat(c.logout()).isZero();
+            c.logout();
         }
     }
 
     /** TEST UNIT READY until it is not GOOD (only the daemon's 2 s file watch can change it), for at most 20 s. */
-    private static ScsiResult turUntilNotGood(RawIscsiClient c, int lun) throws IOException, InterruptedException {
+    private static ScsiResult turUntilNotGood(ScsiClient c, int lun) throws IOException, InterruptedException {
         ScsiResult tur = c.testUnitReady(lun);
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (tur.good() && System.nanoTime() < deadline) {
@@ -271,7 +255,7 @@ class StoreFaultIT {
 
     @Test
     void memoryLimitCapsAThinMemoryLunAndUnmapGivesMemoryBack() throws IOException {
-        try (RawIscsiClient c = login("memory", MEMORY_LUN)) {
+        try (ScsiClient c = login("memory", MEMORY_LUN)) {
             int i = 0;
             ScsiResult failed = null;
             for (; i < 64; i++) { // one new 1 MiB chunk per write
@@ -286,7 +270,7 @@ class StoreFaultIT {
             assertSense(failed, 0x07, 0x27, 0x07, "WRITE(10) past memory-limit");
             assertThat(c.read10(MEMORY_LUN, 15 * MIB_BLOCKS, CHUNK_BLOCKS, BLOCK).data()).isEqualTo(data(15, CHUNK_BLOCKS));
 
-            assertThat(unmap(c, MEMORY_LUN, 0, (int) (4 * MIB_BLOCKS)).good()).as("UNMAP 4 MiB").isTrue();
+            assertThat(c.unmap(MEMORY_LUN, 0, (int) (4 * MIB_BLOCKS)).good()).as("UNMAP 4 MiB").isTrue();
             for (int j = 16; j < 20; j++) {
                 assertThat(c.write10(MEMORY_LUN, j * MIB_BLOCKS, data(j, CHUNK_BLOCKS), BLOCK).good())
                         .as("write %d after UNMAP", j).isTrue();
@@ -296,12 +280,12 @@ class StoreFaultIT {
             assertThat(c.read10(MEMORY_LUN, 19 * MIB_BLOCKS, CHUNK_BLOCKS, BLOCK).data()).isEqualTo(data(19, CHUNK_BLOCKS));
             assertThat(c.read10(MEMORY_LUN, 0, CHUNK_BLOCKS, BLOCK).data()).containsOnly((byte) 0);
             assertThat(logLines("daemon.memory-limit 16777216 bytes reached")).as(daemon.describe()).isEqualTo(1);
-            assertThat(unmap(c, MEMORY_LUN, 0, (int) (64 * MIB_BLOCKS)).good()).isTrue();
-            assertThat(c.logout()).isZero();
+            assertThat(c.unmap(MEMORY_LUN, 0, (int) (64 * MIB_BLOCKS)).good()).isTrue();
+            c.logout();
         }
     }
 
-    private static void assertTruncatedLunReadsAMediumErrorPastItsEnd(RawIscsiClient c) throws IOException {
+    private static void assertTruncatedLunReadsAMediumErrorPastItsEnd(ScsiClient c) throws IOException {
         assertSense(c.read10(TRUNCATED_LUN, 2 * MIB_BLOCKS, 8, BLOCK), 0x03, 0x11, 0x00, "READ past the new end");
         assertSense(c.read10(TRUNCATED_LUN, MIB_BLOCKS - 4, 8, BLOCK), 0x03, 0x11, 0x00, "READ across the new end");
         assertSense(c.read10(TRUNCATED_LUN, 64 * MIB_BLOCKS - 1, 1, BLOCK), 0x03, 0x11, 0x00, "READ of the last LBA");
@@ -323,20 +307,22 @@ class StoreFaultIT {
      */
     @Test
     void truncatedBackingFileIsAMediumErrorPastItsNewEnd() throws IOException {
-        try (RawIscsiClient c = login("truncated", TRUNCATED_LUN, MEMORY_LUN)) {
+        try (ScsiClient c = login("truncated", TRUNCATED_LUN, MEMORY_LUN)) {
             for (long lba = 0; lba < 4 * MIB_BLOCKS; lba += CHUNK_BLOCKS) {
                 assertThat(c.write10(TRUNCATED_LUN, lba, data(lba, CHUNK_BLOCKS), BLOCK).good()).isTrue();
             }
-            assertThat(synchronizeCache(c, TRUNCATED_LUN).good()).isTrue();
+            assertThat(c.synchronizeCache(TRUNCATED_LUN).good()).isTrue();
             Path file = dir.resolve("truncated.img");
             ClientTool.Result t = ClientTool.run(TIMEOUT, daemon::describe, "truncate", "-s", "1M", file.toString());
             assertThat(t.exitCode()).as(t.describe()).isZero();
             assertThat(Files.size(file)).isEqualTo(1L << 20);
 
             assertTruncatedLunReadsAMediumErrorPastItsEnd(c);
-            try (RawIscsiClient i = login(Transport.ISER, "truncated-iser", TRUNCATED_LUN, MEMORY_LUN)) {
-                assertTruncatedLunReadsAMediumErrorPastItsEnd(i);
-                assertThat(i.logout()).isZero();
+            for (ScsiTransport rdma : RDMA) {
+                try (ScsiClient i = login(rdma, "truncated-" + rdma, TRUNCATED_LUN, MEMORY_LUN)) {
+                    assertTruncatedLunReadsAMediumErrorPastItsEnd(i);
+                    i.logout();
+                }
             }
 
             long lba = 3 * MIB_BLOCKS;
@@ -351,7 +337,7 @@ class StoreFaultIT {
             assertThat(logLines("backstore truncated: file store truncated: read failed")).as("one WARN line\n"
                     + daemon.describe()).isEqualTo(1);
             assertThat(daemon.log()).contains("WARN").contains(file + " at byte").doesNotContain("truncated is gone");
-            assertThat(c.logout()).isZero();
+            c.logout();
         }
     }
 }

@@ -9,8 +9,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import org.jtarget.initiator.raw.LoginResult;
-import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,20 +17,19 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * A thin file LUN (`thin: true`): UNMAP really frees space in the backing file (`du` shrinks) and
  * the unmapped blocks read back as zeros, while the blocks around them keep their data; GET LBA
- * STATUS reports the hole as deallocated and the data around it as mapped, to the block. Over TCP
- * and over iSER ({@link Transport}), the second run writing and unmapping the same blocks again.
+ * STATUS reports the hole as deallocated and the data around it as mapped, to the block. Over TCP,
+ * over iSER and over SRP ({@link ScsiTransport}), each later run writing and unmapping the same
+ * blocks again.
  */
 class ThinFileIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
-    private static final String IQN = "iqn.2026-11.org.jtarget:thin";
     private static final int BLOCK = 512;
     private static final int CHUNK_BLOCKS = 256; // 128 KiB per WRITE(10)
     private static final int WRITTEN_BLOCKS = 16384; // 8 MiB
 
     @RegisterExtension
-    static final DaemonExtension DAEMON = DaemonExtension.withIserPortal((port, iserPort) ->
-            DaemonConfig.daemonAndPortalsYaml(port, iserPort) + """
+    static final DaemonExtension DAEMON = DaemonExtension.withRdmaPortals(portals -> portals.yaml() + """
                 backstores:
                   - { name: thin0, type: file, path: thin.img, size: 64MiB, create: true, thin: true }
                 targets:
@@ -41,7 +38,7 @@ class ThinFileIT {
                     luns:
                       - { lun: 0, backstore: thin0 }
                     acl: ["*"]
-                """.formatted(IQN, DaemonConfig.targetPortals(iserPort)));
+                %s""".formatted(DaemonConfig.IQN, Portals.TARGET_PORTALS, Portals.TARGET_SRP));
 
     /** Allocated bytes of the backing file, as `du` counts them. */
     private static long du() {
@@ -51,19 +48,8 @@ class ThinFileIT {
         return Long.parseLong(r.stdout().trim().split("\\s+")[0]);
     }
 
-    /** UNMAP (SBC-4 5.32) with one block descriptor. */
-    private static ScsiResult unmap(RawIscsiClient c, long lba, int blocks) throws IOException {
-        ByteBuffer list = ByteBuffer.allocate(24);
-        list.putShort((short) 22).putShort((short) 16).putInt(0); // data length, descriptor data length
-        list.putLong(lba).putInt(blocks).putInt(0);
-        byte[] cdb = new byte[10];
-        cdb[0] = 0x42;
-        cdb[8] = 24; // PARAMETER LIST LENGTH
-        return c.execute(0, cdb, list.array());
-    }
-
     /** GET LBA STATUS (SBC-4 5.7: SERVICE ACTION IN(16) 9Eh, service action 12h) from {@code lba}. */
-    private static ScsiResult getLbaStatus(RawIscsiClient c, long lba, int allocationLength) throws IOException {
+    private static ScsiResult getLbaStatus(ScsiClient c, long lba, int allocationLength) throws IOException {
         ByteBuffer cdb = ByteBuffer.allocate(16);
         cdb.put((byte) 0x9E).put((byte) 0x12).putLong(lba).putInt(allocationLength);
         return c.execute(0, cdb.array(), allocationLength);
@@ -91,23 +77,21 @@ class ThinFileIT {
      * rest of the LUN deallocated; started inside the hole, it begins at that LBA.
      */
     @ParameterizedTest(name = "[{0}] GET LBA STATUS: the unmapped range deallocated, the data around it mapped")
-    @EnumSource(Transport.class)
-    void getLbaStatusReportsTheUnmappedRangeAsDeallocatedAndTheDataAroundItAsMapped(Transport transport)
+    @EnumSource(ScsiTransport.class)
+    void getLbaStatusReportsTheUnmappedRangeAsDeallocatedAndTheDataAroundItAsMapped(ScsiTransport transport)
             throws IOException {
-        try (RawIscsiClient c = transport.connect(DAEMON.port(transport), TIMEOUT)) {
-            LoginResult login = c.login("iqn.2026-11.org.jtarget:thin-lba-status", IQN);
-            assertThat(login.succeeded()).as(login + "\n" + DAEMON.daemon().describe()).isTrue();
+        try (ScsiClient c = transport.login(DAEMON, "iqn.2026-11.org.jtarget:thin-lba-status", TIMEOUT)) {
             assertThat(c.testUnitReadyClearingUnitAttention(0).good()).isTrue();
             byte[] chunk = new byte[CHUNK_BLOCKS * BLOCK];
             new Random(11).nextBytes(chunk);
             for (int lba = 32768; lba < 40960; lba += CHUNK_BLOCKS) {
                 assertThat(c.write10(0, lba, chunk, BLOCK).good()).as("WRITE(10) at " + lba).isTrue();
             }
-            assertThat(c.execute(0, new byte[] {0x35, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0).good()).isTrue();
+            assertThat(c.synchronizeCache(0).good()).isTrue();
             assertThat(descriptors(getLbaStatus(c, 32768, 8 + 16 * 4)))
                     .as("before UNMAP").startsWith("32768+8192 mapped");
 
-            ScsiResult u = unmap(c, 34824, 2040);
+            ScsiResult u = c.unmap(0, 34824, 2040);
             assertThat(u.good()).as("UNMAP: " + u + "\n" + DAEMON.daemon().describe()).isTrue();
 
             assertThat(descriptors(getLbaStatus(c, 32768, 8 + 16 * 4))).containsExactly(
@@ -118,16 +102,14 @@ class ThinFileIT {
             assertThat(c.read10(0, 34824, 8, BLOCK).data()).containsOnly((byte) 0);
             assertThat(c.read10(0, 34816, 8, BLOCK).data()).as("the 4 KiB before the hole (a chunk's start)")
                     .isEqualTo(Arrays.copyOfRange(chunk, 0, 8 * BLOCK));
-            assertThat(c.logout()).isZero();
+            c.logout();
         }
     }
 
     @ParameterizedTest(name = "[{0}] UNMAP frees space in the file and the blocks read as zeros")
-    @EnumSource(Transport.class)
-    void unmapFreesSpaceInTheFileAndTheBlocksReadAsZeros(Transport transport) throws IOException {
-        try (RawIscsiClient c = transport.connect(DAEMON.port(transport), TIMEOUT)) {
-            LoginResult login = c.login("iqn.2026-11.org.jtarget:thin-it", IQN);
-            assertThat(login.succeeded()).as(login + "\n" + DAEMON.daemon().describe()).isTrue();
+    @EnumSource(ScsiTransport.class)
+    void unmapFreesSpaceInTheFileAndTheBlocksReadAsZeros(ScsiTransport transport) throws IOException {
+        try (ScsiClient c = transport.login(DAEMON, "iqn.2026-11.org.jtarget:thin-it", TIMEOUT)) {
             assertThat(c.testUnitReadyClearingUnitAttention(0).good()).isTrue();
             byte[] chunk = new byte[CHUNK_BLOCKS * BLOCK];
             new Random(7).nextBytes(chunk);
@@ -135,12 +117,12 @@ class ThinFileIT {
                 ScsiResult w = c.write10(0, lba, chunk, BLOCK);
                 assertThat(w.good()).as("WRITE(10) at " + lba + ": " + w).isTrue();
             }
-            assertThat(c.execute(0, new byte[] {0x35, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0).good())
+            assertThat(c.synchronizeCache(0).good())
                     .as("SYNCHRONIZE CACHE").isTrue();
             long before = du();
             assertThat(before).as("allocated after writing 8 MiB").isGreaterThanOrEqualTo(8L << 20);
 
-            ScsiResult u = unmap(c, 2048, 8192); // 4 MiB in the middle
+            ScsiResult u = c.unmap(0, 2048, 8192); // 4 MiB in the middle
             assertThat(u.good()).as("UNMAP: " + u + "\n" + DAEMON.daemon().describe()).isTrue();
 
             long after = du();
@@ -151,7 +133,7 @@ class ThinFileIT {
             ScsiResult tail = c.read10(0, 10240, 1, BLOCK);
             assertThat(tail.data()).as("the block after the hole keeps its data")
                     .isEqualTo(Arrays.copyOfRange(chunk, 0, BLOCK));
-            assertThat(c.logout()).isZero();
+            c.logout();
         }
     }
 }
