@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * {@code jtarget-initiator bench} as a process against the real daemon: a short mixed random run
  * over two sessions at queue depth 8 ends GOOD, with commands in both directions and latency
- * percentiles in order; a block size the LUN cannot take is a usage error. The run goes over TCP
- * and over iSER ({@link Transport}).
+ * percentiles in order; a block size the LUN cannot take is a usage error. The run goes over TCP,
+ * iSER and SRP ({@link ScsiTransport}).
  */
 class BenchCliIT {
 
@@ -26,27 +26,28 @@ class BenchCliIT {
             + "p50=([0-9.]+), p99=([0-9.]+), p99\\.9=([0-9.]+), max=([0-9.]+)$");
 
     @RegisterExtension
-    static final DaemonExtension DAEMON = DaemonExtension.withIserPortal();
+    static final DaemonExtension DAEMON = DaemonExtension.withRdmaPortals();
 
-    private static ClientTool.Result bench(Transport transport, String... options) {
+    private static ClientTool.Result bench(ScsiTransport transport, String... options) {
         Path cli = DaemonProcess.home().resolve("initiator-tools/bin/jtarget-initiator");
         String[] cmd = new String[options.length + 4];
         cmd[0] = cli.toString();
         cmd[1] = "bench";
         cmd[2] = "--url";
-        cmd[3] = transport.url(DAEMON.port(transport), DaemonConfig.IQN, DaemonConfig.MEMORY_LUN);
+        cmd[3] = transport.url(DAEMON, DaemonConfig.MEMORY_LUN);
         System.arraycopy(options, 0, cmd, 4, options.length);
         return ClientTool.run(TIMEOUT, () -> DAEMON.daemon().describe(), cmd);
     }
 
     /**
-     * Two sessions over TCP; one over iSER: the test daemon's pinned arena (6 MiB under the usual
-     * 8 MiB memlock limit) holds one iSER connection (about 4.4 MiB at the default command window).
+     * Two sessions over TCP and SRP (two SRP channels of one I_T nexus, about 1.3 MiB of the arena
+     * each); one over iSER: the test daemon's pinned arena (6 MiB under the usual 8 MiB memlock
+     * limit) holds one iSER connection (about 4.4 MiB at the default command window).
      */
     @ParameterizedTest(name = "[{0}] a random mixed run reports both directions with ordered percentiles")
-    @EnumSource(Transport.class)
-    void randomMixedRunReportsBothDirectionsWithOrderedPercentiles(Transport transport) {
-        String sessions = transport == Transport.TCP ? "2" : "1";
+    @EnumSource(ScsiTransport.class)
+    void randomMixedRunReportsBothDirectionsWithOrderedPercentiles(ScsiTransport transport) {
+        String sessions = transport == ScsiTransport.ISER ? "1" : "2";
         ClientTool.Result r = bench(transport, "--sessions", sessions, "--qd", "8", "--rw", "randrw", "--bs", "4k",
                 "--seconds", "3");
         assertThat(r.exitCode()).as(r.describe()).isZero();
@@ -73,7 +74,7 @@ class BenchCliIT {
 
     @Test
     void aBlockSizeOutsideTheLunsRegionIsAUsageError() {
-        ClientTool.Result r = bench(Transport.TCP, "--bs", "4k", "--lba", "0", "--blocks", "4", "--seconds", "1");
+        ClientTool.Result r = bench(ScsiTransport.TCP, "--bs", "4k", "--lba", "0", "--blocks", "4", "--seconds", "1");
         assertThat(r.exitCode()).as(r.describe()).isEqualTo(CliFailure.USAGE);
         assertThat(r.stderr()).as(r.describe()).contains("smaller than one --bs 4096 command");
     }

@@ -16,15 +16,16 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Our own initiator CLI ({@code initiator-tools/bin/jtarget-initiator}) as a process against the
  * real daemon: every command, and the documented exit codes (1 miscompare, 2 usage, 4 CHECK CONDITION).
- * The SCSI commands run over both transports ({@code iscsi://} and {@code iser://} URLs to a TCP and
- * an iSER portal of the same target) with the same assertions.
+ * The SCSI commands run over every fabric ({@code iscsi://}, {@code iser://} and {@code srp://}
+ * URLs to a TCP, an iSER and an SRP portal of the same target) with the same assertions; discovery
+ * and iSCSI's login refusal over the two iSCSI transports.
  */
 class InitiatorCliIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     @RegisterExtension
-    static final DaemonExtension DAEMON = DaemonExtension.withIserPortal();
+    static final DaemonExtension DAEMON = DaemonExtension.withRdmaPortals();
 
     private static Path cli;
 
@@ -51,6 +52,11 @@ class InitiatorCliIT {
         return transport.url(DAEMON.port(transport), DaemonConfig.IQN, DaemonConfig.MEMORY_LUN);
     }
 
+    /** The memory LUN's URL over {@code fabric}: iscsi://, iser:// or srp://. */
+    private static String url(ScsiTransport fabric) {
+        return fabric.url(DAEMON, DaemonConfig.MEMORY_LUN);
+    }
+
     /** The target with the address of its portal of the discovery's own transport only. */
     @ParameterizedTest(name = "[{0}] discover lists the target")
     @EnumSource(Transport.class)
@@ -62,16 +68,16 @@ class InitiatorCliIT {
     }
 
     @ParameterizedTest(name = "[{0}] inquiry shows the vendor")
-    @EnumSource(Transport.class)
-    void inquiryShowsTheVendor(Transport transport) {
+    @EnumSource(ScsiTransport.class)
+    void inquiryShowsTheVendor(ScsiTransport transport) {
         ClientTool.Result r = runOk("inquiry", url(transport));
         assertThat(r.stdout()).as(r.describe()).containsPattern("(?m)^Vendor: JTARGET$")
                 .contains("direct access block device");
     }
 
     @ParameterizedTest(name = "[{0}] inquiry VPD pages decode")
-    @EnumSource(Transport.class)
-    void inquiryVpdPagesDecode(Transport transport) {
+    @EnumSource(ScsiTransport.class)
+    void inquiryVpdPagesDecode(ScsiTransport transport) {
         ClientTool.Result serial = runOk("inquiry", url(transport), "--vpd", "0x80");
         assertThat(serial.stdout()).as(serial.describe()).startsWith("Unit serial number: ");
         ClientTool.Result ids = runOk("inquiry", url(transport), "--vpd", "0x83");
@@ -79,8 +85,8 @@ class InitiatorCliIT {
     }
 
     @ParameterizedTest(name = "[{0}] readcap gives the configured size")
-    @EnumSource(Transport.class)
-    void readcapGivesTheConfiguredSize(Transport transport) {
+    @EnumSource(ScsiTransport.class)
+    void readcapGivesTheConfiguredSize(ScsiTransport transport) {
         assertConfiguredCapacity(runOk("readcap", url(transport)));
     }
 
@@ -107,8 +113,8 @@ class InitiatorCliIT {
     }
 
     @ParameterizedTest(name = "[{0}] write then verify succeeds and another pattern fails")
-    @EnumSource(Transport.class)
-    void writeThenVerifySucceedsAndAnotherPatternFails(Transport transport) {
+    @EnumSource(ScsiTransport.class)
+    void writeThenVerifySucceedsAndAnotherPatternFails(ScsiTransport transport) {
         // 3000 blocks = 1.5 MB: two chunks per command
         runOk("write", url(transport), "--lba", "1000", "--blocks", "3000", "--pattern", "random:42", "--fua");
         runOk("verify", url(transport), "--lba", "1000", "--blocks", "3000", "--pattern", "random:42");
@@ -119,8 +125,8 @@ class InitiatorCliIT {
     }
 
     @ParameterizedTest(name = "[{0}] write from a file reads back to a file")
-    @EnumSource(Transport.class)
-    void writeFromFileReadsBackToFile(Transport transport) throws Exception {
+    @EnumSource(ScsiTransport.class)
+    void writeFromFileReadsBackToFile(ScsiTransport transport) throws Exception {
         Path dir = Files.createTempDirectory("jtarget-cli-it");
         Path in = dir.resolve("in.bin");
         byte[] data = new byte[8 * 512];
@@ -137,8 +143,8 @@ class InitiatorCliIT {
     }
 
     @ParameterizedTest(name = "[{0}] read past the end is ILLEGAL REQUEST, LBA out of range")
-    @EnumSource(Transport.class)
-    void readPastTheEndIsIllegalRequestLbaOutOfRange(Transport transport) {
+    @EnumSource(ScsiTransport.class)
+    void readPastTheEndIsIllegalRequestLbaOutOfRange(ScsiTransport transport) {
         long blocks = DAEMON.config().lunBytes(DaemonConfig.MEMORY_LUN) / 512;
         ClientTool.Result r = run("read", url(transport), "--lba", Long.toString(blocks), "--blocks", "1");
         assertThat(r.exitCode()).as(r.describe()).isEqualTo(4);
@@ -151,6 +157,15 @@ class InitiatorCliIT {
         ClientTool.Result r = run("inquiry", "http://127.0.0.1/x/0");
         assertThat(r.exitCode()).as(r.describe()).isEqualTo(2);
         assertThat(r.stderr()).as(r.describe()).contains("bad URL").contains("usage:");
+    }
+
+    /** Over SRP: a target port identifier the portal does not serve is SRP_LOGIN_REJ, exit 3 too. */
+    @Test
+    void anUnknownSrpTargetPortIsALoginFailure() {
+        ClientTool.Result r = run("inquiry", "srp://" + DaemonProcess.HOST + ":" + DAEMON.srpPort() + "/0x"
+                + "0".repeat(31) + "1/0");
+        assertThat(r.exitCode()).as(r.describe()).isEqualTo(3);
+        assertThat(r.stderr()).as(r.describe()).contains("SRP_LOGIN_REJ 0x00010000");
     }
 
     @ParameterizedTest(name = "[{0}] unknown target is a login failure")

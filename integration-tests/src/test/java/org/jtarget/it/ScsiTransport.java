@@ -58,6 +58,18 @@ enum ScsiTransport {
     }
 
     /**
+     * The URL {@code jtarget-initiator} takes for LUN {@code lun} of {@link DaemonConfig#IQN} on
+     * {@code daemon}'s portal of this fabric: iscsi://, iser:// or srp:// (the target's SRP port).
+     */
+    String url(DaemonExtension daemon, int lun) {
+        return switch (this) {
+            case TCP -> Transport.TCP.url(daemon.port(Transport.TCP), DaemonConfig.IQN, lun);
+            case ISER -> Transport.ISER.url(daemon.port(Transport.ISER), DaemonConfig.IQN, lun);
+            case SRP -> DaemonConfig.srpUrl(daemon.srpPort(), lun);
+        };
+    }
+
+    /**
      * The SRP initiator port standing for an iSCSI initiator name: extension 0, then the first 8
      * bytes of the name's SHA-256 (distinct names are distinct I_T nexuses, as over iSCSI).
      */
