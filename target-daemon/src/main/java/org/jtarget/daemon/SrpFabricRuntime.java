@@ -11,10 +11,12 @@ import org.jtarget.rdma.PinnedMemoryPolicy;
 import org.jtarget.rdma.RdmaException;
 import org.jtarget.rdma.iwarp.TcpConnectionManager;
 import org.jtarget.rdma.iwarp.TcpDevice;
+import org.jtarget.scsi.lun.NodeAcl;
 import org.jtarget.scsi.lun.TargetRegistry;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -74,6 +76,31 @@ final class SrpFabricRuntime {
             }
         }
         return null;
+    }
+
+    /**
+     * What ends SRP channels a registry change no longer allows: those of a removed target, and
+     * those of initiator ports its new ACL does not admit (the iSCSI fabric ends such sessions).
+     */
+    TargetRegistry.Listener channelEnder() {
+        return new TargetRegistry.Listener() {
+            @Override
+            public void targetRemoved(TargetRegistry.Target target) {
+                logout(target, null, "target removed");
+            }
+
+            @Override
+            public void aclChanged(TargetRegistry.Target target, NodeAcl acl) {
+                logout(target, acl::admits, "no longer in its ACL");
+            }
+
+            private void logout(TargetRegistry.Target target, Predicate<String> stillAdmitted, String why) {
+                SrpTargetSettings srp = target.fabricSettings(SrpTargetSettings.class);
+                if (srp != null) {
+                    fabric.logoutChannels(srp.targetPortName(), stillAdmitted, why);
+                }
+            }
+        };
     }
 
     void close(Duration timeout) {

@@ -331,6 +331,7 @@ public final class TargetRuntime implements DaemonRuntime {
         try {
             if (srp == null) {
                 srp = SrpFabricRuntime.start(pool, workerGroup, () -> registry); // no lock: stop() holds it while SRP drains
+                registry.addListener(srp.channelEnder());
             }
         } catch (IllegalStateException | RdmaException e) {
             throw new ConfigException(config.source().toString(), "portals[" + index + "].transport", e.getMessage(), e);

@@ -68,9 +68,12 @@ class SrpPortalRuntimeTest {
         }
     }
 
+    private int tcpPort;
+
     private int start(String pinnedSize, String acl) throws Exception {
         int port = freePort();
-        Path file = Files.writeString(dir.resolve("jtarget.yaml"), CONFIG.formatted(pinnedSize, freePort(), port, acl));
+        tcpPort = freePort();
+        Path file = Files.writeString(dir.resolve("jtarget.yaml"), CONFIG.formatted(pinnedSize, tcpPort, port, acl));
         runtime = new TargetRuntime(ConfigLoader.load(file));
         try {
             runtime.start();
@@ -104,6 +107,31 @@ class SrpPortalRuntimeTest {
             byte[] page = new byte[255];
             initiator.memory.getBytes(SrpTestInitiator.READ_AREA, page);
             assertThat(new String(page, java.nio.charset.StandardCharsets.US_ASCII)).contains(TARGET_PORT.name());
+        }
+    }
+
+    /** A reload whose ACL no longer admits the initiator port logs its channel out (SRP_T_LOGOUT), as iSCSI ends such sessions. */
+    @Test
+    void aReloadThatNoLongerAdmitsTheInitiatorLogsItsChannelOut() throws Exception {
+        int port = start("6MiB", "\"" + SrpTestInitiator.INITIATOR_PORT.name() + "\"");
+        InetSocketAddress portal = new InetSocketAddress("127.0.0.1", port);
+        try (SrpTestInitiator initiator = new SrpTestInitiator(client.device)) {
+            assertThat(initiator.connect(client.cm, portal, SrpTestInitiator.linuxLogin(TARGET_PORT)).type())
+                    .isEqualTo(CmEventType.ESTABLISHED);
+            assertThat(initiator.read(0, new byte[] {0x12, 0, 0, 0, 96, 0}, 96).status()).isEqualTo(ScsiStatus.GOOD);
+            Path file = Files.writeString(dir.resolve("jtarget.yaml"),
+                    CONFIG.formatted("6MiB", tcpPort, port, "\"0x" + "0".repeat(31) + "1\""));
+            runtime.reload(ConfigLoader.load(file));
+            io.netty.buffer.ByteBuf logout = initiator.receive();
+            assertThat((int) logout.getUnsignedByte(0)).isEqualTo(0x80); // SRP_T_LOGOUT
+            logout.release();
+            CmEvent end = initiator.nextEvent(5);
+            assertThat(end).isNotNull();
+            assertThat(end.type()).isEqualTo(CmEventType.DISCONNECTED);
+        }
+        try (SrpTestInitiator again = new SrpTestInitiator(client.device)) {
+            assertThat(rejectReason(again.connect(client.cm, portal, SrpTestInitiator.linuxLogin(TARGET_PORT))))
+                    .isEqualTo(SrpLoginReject.UNABLE_TO_ESTABLISH_CHANNEL);
         }
     }
 

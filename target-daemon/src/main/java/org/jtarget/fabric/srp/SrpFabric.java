@@ -3,6 +3,7 @@ package org.jtarget.fabric.srp;
 import io.netty.util.concurrent.EventExecutorGroup;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.fabric.rdma.RdmaPortals;
+import org.jtarget.fabric.srp.iu.SrpLogout;
 import org.jtarget.rdma.RdmaDevice;
 import org.jtarget.rdma.RdmaException;
 import org.jtarget.rdma.cm.ConnectionManager;
@@ -14,6 +15,7 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The SCSI RDMA Protocol fabric (T10 SRP r16a): one connection manager listener per SRP portal,
@@ -62,6 +64,21 @@ public final class SrpFabric implements AutoCloseable {
     /** The addresses listened on, in the order bound (a port 0 replaced by the one the system chose). */
     public List<SocketAddress> listenAddresses() {
         return rdma.listenAddresses();
+    }
+
+    /**
+     * Logs out (SRP_T_LOGOUT, then the disconnect) every channel to target port
+     * {@code targetPortName} whose initiator port {@code stillAdmitted} refuses, or every one when
+     * it is null (the target is gone): what a reload that removes the target or narrows its ACL
+     * does to the I_T nexuses it no longer allows, as the iSCSI fabric ends such sessions.
+     */
+    public void logoutChannels(String targetPortName, Predicate<String> stillAdmitted, String why) {
+        for (SrpChannel c : nexuses.channelsOf(n -> n.targetPortName().equals(targetPortName)
+                && (stillAdmitted == null || !stillAdmitted.test(n.initiatorPortName())))) {
+            LOG.info("logging SRP channel {} of initiator port {} out of target port {}: {}", c.cmId().remoteAddress(),
+                    c.commands().nexus().initiatorPortName(), targetPortName, why);
+            c.logout(SrpLogout.NO_REASON);
+        }
     }
 
     /** Channels served on every portal. */

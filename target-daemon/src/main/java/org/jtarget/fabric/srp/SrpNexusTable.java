@@ -73,6 +73,17 @@ final class SrpNexusTable {
         }
     }
 
+    /** The channels of the nexuses {@code which} accepts. */
+    synchronized List<SrpChannel> channelsOf(java.util.function.Predicate<ITNexus> which) {
+        List<SrpChannel> found = new ArrayList<>();
+        for (Map.Entry<ITNexus, Entry> e : entries.entrySet()) {
+            if (which.test(e.getKey())) {
+                found.addAll(e.getValue().channels);
+            }
+        }
+        return found;
+    }
+
     /** Channels of every nexus (for shutdown). */
     synchronized List<SrpChannel> channels() {
         List<SrpChannel> all = new ArrayList<>();
