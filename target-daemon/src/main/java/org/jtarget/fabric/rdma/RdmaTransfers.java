@@ -1,6 +1,10 @@
 package org.jtarget.fabric.rdma;
 
 import io.netty.buffer.ByteBuf;
+import org.jtarget.rdma.Errno;
+import org.jtarget.rdma.QueuePair;
+import org.jtarget.rdma.WorkRequest;
+import org.jtarget.rdma.WorkRequestOpcode;
 
 /**
  * The RDMA READs and WRITEs of one connection in flight (iSER, SRP), by slot (the slot is the work
@@ -38,6 +42,28 @@ public final class RdmaTransfers<T> {
         lengths[slot] = length;
         tasks[slot] = task;
         return slot;
+    }
+
+    /**
+     * Posts one RDMA READ into {@code buf} or WRITE from it ({@code length} registered bytes at
+     * {@code index}) as work request {@code kind | slot}; the table owns {@code buf} until
+     * {@link #free}. On failure the buffer is released and nothing is held.
+     *
+     * @return null, or why it could not be posted (every slot in use, or the queue pair refused it)
+     */
+    public String post(RegisteredMemory memory, QueuePair qp, WorkRequest wr, long kind, WorkRequestOpcode opcode,
+                       ByteBuf buf, int index, int length, long remoteAddress, int rkey, T task) {
+        int slot = take(buf, length, task);
+        if (slot < 0) {
+            buf.release();
+            return "more than " + buffers.length + " RDMA transfers in flight";
+        }
+        int rc = memory.postTransfer(qp, wr, kind | slot, opcode, buf, index, length, remoteAddress, rkey);
+        if (rc != Errno.OK) {
+            free(slot).release();
+            return opcode + " refused by the queue pair (errno " + rc + ")";
+        }
+        return null;
     }
 
     /** The task a READ fetches for; null for a WRITE. */

@@ -330,16 +330,9 @@ public final class SrpChannel {
 
     private boolean postData(WorkRequestOpcode opcode, ByteBuf buf, int index, int length, long remoteAddress,
                              int rkey, SrpTask task, long kind) {
-        int slot = transfers.take(buf, length, task);
-        if (slot < 0) {
-            buf.release();
-            fail("more than " + limits.dataDepth() + " RDMA transfers in flight");
-            return false;
-        }
-        int rc = memory.postTransfer(qp, wr, kind | slot, opcode, buf, index, length, remoteAddress, rkey);
-        if (rc != Errno.OK) {
-            transfers.free(slot).release();
-            fail(opcode + " refused by the queue pair (errno " + rc + ")");
+        String refused = transfers.post(memory, qp, wr, kind, opcode, buf, index, length, remoteAddress, rkey, task);
+        if (refused != null) {
+            fail(refused);
             return false;
         }
         return true;

@@ -4,22 +4,20 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;
 import org.jtarget.fabric.rdma.RegisteredMemory;
 import org.jtarget.fabric.rdma.CompletionPoller;
+import org.jtarget.fabric.rdma.ConnectionQueues;
 import org.jtarget.fabric.rdma.Decoded;
 import org.jtarget.fabric.srp.iu.SrpIu;
 import org.jtarget.fabric.srp.iu.SrpLogout;
 import org.jtarget.fabric.srp.iu.SrpLoginReject;
 import org.jtarget.fabric.srp.iu.SrpLoginRequest;
 import org.jtarget.fabric.srp.iu.SrpLoginResponse;
-import org.jtarget.rdma.CompletionQueue;
 import org.jtarget.rdma.ProtectionDomain;
 import org.jtarget.rdma.QueuePair;
-import org.jtarget.rdma.QueuePairInitAttributes;
 import org.jtarget.rdma.RdmaDevice;
 import org.jtarget.rdma.RdmaException;
 import org.jtarget.rdma.cm.CmEvent;
 import org.jtarget.rdma.cm.CmEventHandler;
 import org.jtarget.rdma.cm.CmId;
-import org.jtarget.rdma.cm.QueuePairBringUp;
 import org.jtarget.scsi.spi.ITNexus;
 import org.jtarget.scsi.spi.ProtocolId;
 import org.slf4j.Logger;
@@ -156,11 +154,10 @@ public final class SrpListener implements CmEventHandler {
         SrpChannel channel;
         QueuePair qp;
         try {
-            int sendQueue = limits.sendDepth() + limits.dataDepth();
-            CompletionQueue cq = device.createCompletionQueue(sendQueue + limits.receiveDepth(), poller);
-            qp = device.createQueuePair(pd, new QueuePairInitAttributes(cq, cq, sendQueue, limits.receiveDepth(), 1, 1));
-            QueuePairBringUp.toInit(qp); // receives are posted before the accept
-            channel = new SrpChannel(qp, cq, poller, id, loop, memory, limits, itIuLength, immediateOffset, nexus,
+            ConnectionQueues queues = ConnectionQueues.create(device, pd, poller,
+                    limits.sendDepth() + limits.dataDepth(), limits.receiveDepth()); // receives before the accept
+            qp = queues.qp();
+            channel = new SrpChannel(qp, queues.cq(), poller, id, loop, memory, limits, itIuLength, immediateOffset, nexus,
                     target.core(), this::channelEnded);
         } catch (RdmaException ex) {
             refuse(id, request.tag(), SrpLoginReject.INSUFFICIENT_CHANNEL_RESOURCES, ex.getMessage());

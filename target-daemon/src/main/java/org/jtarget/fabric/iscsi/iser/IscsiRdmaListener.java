@@ -4,20 +4,18 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.EventExecutor;
 import org.jtarget.fabric.rdma.CompletionPoller;
+import org.jtarget.fabric.rdma.ConnectionQueues;
 import org.jtarget.fabric.rdma.RegisteredMemory;
 import org.jtarget.fabric.iscsi.spi.IscsiEngine;
 import org.jtarget.fabric.iscsi.spi.IscsiTransport;
 import org.jtarget.fabric.rdma.Decoded;
-import org.jtarget.rdma.CompletionQueue;
 import org.jtarget.rdma.ProtectionDomain;
 import org.jtarget.rdma.QueuePair;
-import org.jtarget.rdma.QueuePairInitAttributes;
 import org.jtarget.rdma.RdmaDevice;
 import org.jtarget.rdma.RdmaException;
 import org.jtarget.rdma.cm.CmEvent;
 import org.jtarget.rdma.cm.CmEventHandler;
 import org.jtarget.rdma.cm.CmId;
-import org.jtarget.rdma.cm.QueuePairBringUp;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -113,11 +111,10 @@ public final class IscsiRdmaListener implements CmEventHandler {
         IscsiRdmaTransport transport;
         QueuePair qp;
         try {
-            int sendQueue = limits.sendDepth() + limits.dataDepth();
-            CompletionQueue cq = device.createCompletionQueue(sendQueue + limits.receiveDepth(), poller);
-            qp = device.createQueuePair(pd, new QueuePairInitAttributes(cq, cq, sendQueue, limits.receiveDepth(), 1, 1));
-            QueuePairBringUp.toInit(qp); // receives are posted before the accept
-            transport = new IscsiRdmaTransport(qp, cq, poller, id, loop, alloc, memory, limits, localAddress, nopInterval,
+            ConnectionQueues queues = ConnectionQueues.create(device, pd, poller,
+                    limits.sendDepth() + limits.dataDepth(), limits.receiveDepth()); // receives before the accept
+            qp = queues.qp();
+            transport = new IscsiRdmaTransport(qp, queues.cq(), poller, id, loop, alloc, memory, limits, localAddress, nopInterval,
                     engineFactory);
             transport.sendWithInvalidate(!accept.sendWithInvalidateUnsupported());
         } catch (RdmaException ex) {
