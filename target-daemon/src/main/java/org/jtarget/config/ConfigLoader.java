@@ -30,7 +30,7 @@ import java.util.Set;
 public final class ConfigLoader {
 
     private static final Set<String> ROOT_KEYS = ConfigNode.keys("daemon", "portals", "backstores", "targets",
-            "rdma");
+            "rdma", "ha");
     private static final Set<String> DAEMON_KEYS = ConfigNode.keys("state-dir", "event-loop-threads",
             "io-threads-per-lun", "shutdown-timeout", "memory-limit", "sanitize-rate",
             "buffer-pool");
@@ -51,7 +51,8 @@ public final class ConfigLoader {
         checkMemoryLimit(source, daemon, backstores);
         List<TargetConfig> targets = TargetReader.read(root, portals, backstores);
         RdmaConfig rdma = RdmaReader.read(root, portals, backstores);
-        return new JtargetConfig(file, daemon, portals, backstores, targets, rdma);
+        HaConfig ha = HaReader.read(root, portals, backstores, rdma);
+        return new JtargetConfig(file, daemon, portals, backstores, targets, rdma, ha);
     }
 
     private static ImmutableNode readTree(Path file, String source) throws ConfigException {

@@ -2,10 +2,13 @@ package org.jtarget.config;
 
 import org.apache.commons.configuration2.tree.ImmutableNode;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A read-only view of one YAML map in the Commons Configuration node tree, that knows its key
@@ -13,6 +16,9 @@ import java.util.Set;
  * a YAML list into repeated children with the same name, and a map into a node with children.
  */
 final class ConfigNode {
+
+    /** {@code 5s}, {@code 500ms}: a whole number and its unit. */
+    private static final Pattern DURATION = Pattern.compile("(\\d{1,9})\\s*(s|ms)");
 
     private final String source;
     private final String path;
@@ -176,6 +182,38 @@ final class ConfigNode {
             throw error(key, "expected an integer " + min + ".." + max + ", got '" + v + "'");
         }
         return ((Number) v).intValue();
+    }
+
+    /**
+     * A duration key from 1 ms to {@code max}: whole seconds as a number ({@code 5}, as
+     * {@code daemon.shutdown-timeout} takes them), or a whole number with {@code s} or {@code ms}
+     * ({@code 5s}, {@code 500ms}); {@code dflt} if absent.
+     */
+    Duration duration(String key, Duration dflt, Duration max) throws ConfigException {
+        Object v = scalar(key);
+        if (v == null) {
+            return dflt;
+        }
+        Duration d = null;
+        if (v instanceof Integer || v instanceof Long) {
+            d = Duration.ofSeconds(((Number) v).longValue());
+        } else if (v instanceof String s) {
+            Matcher m = DURATION.matcher(s.strip());
+            if (m.matches()) {
+                long n = Long.parseLong(m.group(1));
+                d = m.group(2).equals("ms") ? Duration.ofMillis(n) : Duration.ofSeconds(n);
+            }
+        }
+        if (d == null || d.compareTo(Duration.ofMillis(1)) < 0 || d.compareTo(max) > 0) {
+            throw error(key, "expected a duration from 1ms to " + describe(max)
+                    + " (whole seconds, or a whole number with s or ms: 5s, 500ms), got '" + v + "'");
+        }
+        return d;
+    }
+
+    /** A duration as the config writes it: {@code 5s}, or {@code 1500ms} when not whole seconds. */
+    static String describe(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
     }
 
     private static boolean isIntegerIn(Object v, int min, int max) {

@@ -13,9 +13,11 @@ import java.util.List;
  * @param backstores  the stores LUNs are backed by
  * @param targets     the iSCSI targets
  * @param rdma        the RDMA store endpoints, or null for none
+ * @param ha          the high-availability pair this daemon is one of, or null when it runs alone
  */
 public record JtargetConfig(Path source, DaemonSettings daemon, List<PortalConfig> portals,
-                            List<BackstoreConfig> backstores, List<TargetConfig> targets, RdmaConfig rdma) {
+                            List<BackstoreConfig> backstores, List<TargetConfig> targets, RdmaConfig rdma,
+                            HaConfig ha) {
 
     public JtargetConfig {
         portals = List.copyOf(portals);
@@ -23,10 +25,16 @@ public record JtargetConfig(Path source, DaemonSettings daemon, List<PortalConfi
         targets = List.copyOf(targets);
     }
 
-    /** Without RDMA store endpoints. */
+    /** Without RDMA store endpoints, not in a high-availability pair. */
     public JtargetConfig(Path source, DaemonSettings daemon, List<PortalConfig> portals,
                          List<BackstoreConfig> backstores, List<TargetConfig> targets) {
         this(source, daemon, portals, backstores, targets, null);
+    }
+
+    /** Not in a high-availability pair. */
+    public JtargetConfig(Path source, DaemonSettings daemon, List<PortalConfig> portals,
+                         List<BackstoreConfig> backstores, List<TargetConfig> targets, RdmaConfig rdma) {
+        this(source, daemon, portals, backstores, targets, rdma, null);
     }
 
     /** The portal with this name, or null. */

@@ -1,23 +1,59 @@
 package org.jtarget.config;
 
+import java.util.List;
+
 /**
  * A {@code listen: host:port} value: an IPv4 literal or a bracketed IPv6 literal (host names are
- * refused: no DNS at startup), and a port 1..65535.
+ * refused: no DNS at startup), and a port 1..65535. {@link #readRemote} reads the address of
+ * another machine the same way, where a host name is accepted too (it is resolved when connecting).
  *
- * @param host the literal without brackets
+ * @param host the literal (or, for a remote address, the host name) without brackets
  * @param port the TCP port
  */
 record ListenAddress(String host, int port) {
 
+    /** One DNS label (RFC 1123): letters, digits and inner hyphens, at most 63. */
+    private static final String LABEL = "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+
     /** Reads {@code key} of {@code node}; every problem names that key. */
     static ListenAddress read(ConfigNode node, String key) throws ConfigException {
+        return read(node, key, false);
+    }
+
+    /**
+     * Reads {@code key} of {@code node} as the address of another machine: as {@link #read}, or a
+     * host name ({@code db1}, {@code peer.example.org}) in place of the literal.
+     */
+    static ListenAddress readRemote(ConfigNode node, String key) throws ConfigException {
+        return read(node, key, true);
+    }
+
+    private static ListenAddress read(ConfigNode node, String key, boolean names) throws ConfigException {
         String listen = node.requireString(key);
         int colon = listen.lastIndexOf(':');
         if (colon <= 0) {
             throw node.error(key, "expected host:port, got '" + listen + "' (IPv6: \"[::]:3260\", quoted)");
         }
-        return new ListenAddress(hostOf(node, key, listen.substring(0, colon)),
+        String host = listen.substring(0, colon);
+        return new ListenAddress(names && isHostName(host) ? host : hostOf(node, key, host, names),
                 portOf(node, key, listen.substring(colon + 1)));
+    }
+
+    /**
+     * Refuses this address at {@code key} when a portal listens on it too: the second listener
+     * could not bind.
+     */
+    void requireNoPortal(ConfigNode node, String key, List<PortalConfig> portals) throws ConfigException {
+        for (PortalConfig p : portals) {
+            if (is(p.host(), p.port())) {
+                throw node.error(key, describe() + " is also portal '" + p.name() + "'s address");
+            }
+        }
+    }
+
+    /** True for the same host (as written) and port. */
+    boolean is(String otherHost, int otherPort) {
+        return host.equals(otherHost) && port == otherPort;
     }
 
     /** {@code host:port}, IPv6 in brackets: the form the config takes. */
@@ -25,7 +61,7 @@ record ListenAddress(String host, int port) {
         return host.contains(":") ? "[" + host + "]:" + port : host + ":" + port;
     }
 
-    private static String hostOf(ConfigNode node, String key, String host) throws ConfigException {
+    private static String hostOf(ConfigNode node, String key, String host, boolean names) throws ConfigException {
         if (host.startsWith("[") && host.endsWith("]")) {
             String v6 = host.substring(1, host.length() - 1);
             if (v6.matches("[0-9A-Fa-f:.]+") && v6.contains(":") && validV6(v6)) {
@@ -34,8 +70,16 @@ record ListenAddress(String host, int port) {
         } else if (host.matches("\\d{1,3}(\\.\\d{1,3}){3}") && validV4(host)) {
             return host;
         }
-        throw node.error(key, "bad address '" + host
-                + "' (use an IPv4 literal such as 0.0.0.0 or a bracketed IPv6 literal such as [::])");
+        throw node.error(key, "bad address '" + host + "' (use " + (names ? "a host name, " : "")
+                + "an IPv4 literal such as 0.0.0.0 or a bracketed IPv6 literal such as [::])");
+    }
+
+    /**
+     * A DNS host name: dot-separated {@link #LABEL}s, at most 253 characters, and not all digits
+     * and dots (that is an IPv4 literal, checked as one).
+     */
+    private static boolean isHostName(String host) {
+        return host.length() <= 253 && host.matches(LABEL + "(\\." + LABEL + ")*") && !host.matches("[\\d.]+");
     }
 
     /**

@@ -31,11 +31,7 @@ final class RdmaReader {
         }
         node.requireOnlyKeys(KEYS);
         ListenAddress listen = ListenAddress.read(node, "listen");
-        for (PortalConfig p : portals) {
-            if (p.host().equals(listen.host()) && p.port() == listen.port()) {
-                throw node.error("listen", listen.describe() + " is also portal '" + p.name() + "'s address");
-            }
-        }
+        listen.requireNoPortal(node, "listen", portals);
         List<ConfigNode> nodes = node.maps("endpoints");
         if (nodes.isEmpty()) {
             throw node.error("endpoints", "missing (at least one endpoint is required)");

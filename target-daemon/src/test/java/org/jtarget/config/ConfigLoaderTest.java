@@ -132,7 +132,7 @@ class ConfigLoaderTest {
 
     @Test
     void unknownTopLevelKey() {
-        assertError(PORTALS + "targetz: []\n", "targetz: unknown key (expected one of: daemon, portals, backstores, targets, rdma)");
+        assertError(PORTALS + "targetz: []\n", "targetz: unknown key (expected one of: daemon, portals, backstores, targets, rdma, ha)");
     }
 
     @Test
