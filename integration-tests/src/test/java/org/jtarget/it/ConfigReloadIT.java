@@ -1,6 +1,7 @@
 package org.jtarget.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,10 +10,11 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
+import org.jtarget.fabric.srp.iu.SrpLoginReject;
 import org.jtarget.initiator.raw.LoginResult;
-import org.jtarget.initiator.raw.ProtocolErrorOutcome;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
+import org.jtarget.initiator.srp.SrpLoginRefused;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,8 +28,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the bench finishes without an error, iscsi-ls shows LUN 2 and not LUN 1, and an initiator that
  * was logged in before gets LOGICAL UNIT NOT SUPPORTED (05/25/00) on LUN 1 afterwards. A reload
  * with a change that needs a restart is refused with one log line naming the key, and nothing
- * changes. The daemon runs under {@code nohup} (SIGHUP ignored when it starts, as under some
- * supervisors and CI runners): it must take SIGHUP as its reload request all the same.
+ * changes. An ACL narrowed by a reload ends the session of the initiator it no longer admits, over
+ * TCP, iSER or SRP ({@link ScsiTransport}), and refuses its next login. The daemon runs under
+ * {@code nohup} (SIGHUP ignored when it starts, as under some supervisors and CI runners): it must
+ * take SIGHUP as its reload request all the same.
  */
 class ConfigReloadIT {
 
@@ -41,7 +45,7 @@ class ConfigReloadIT {
               - iqn: %s
                 portals: [%s]
                 acl: %s
-                luns:
+            %s    luns:
                   - { lun: 0, backstore: bench%s }
             %s
             """;
@@ -72,16 +76,16 @@ class ConfigReloadIT {
     }
 
     private String config(int port, int lun, String lun0Extra, String acl) {
-        return config(port, 0, lun, lun0Extra, acl);
+        return config(new Portals(port, 0, 0), lun, lun0Extra, acl);
     }
 
-    /** As above, with an iSER portal on {@code iserPort} too unless it is 0. */
-    private String config(int port, int iserPort, int lun, String lun0Extra, String acl) {
-        String portals = iserPort == 0 ? DaemonConfig.portalsYaml(port, 0)
-                : DaemonConfig.daemonAndPortalsYaml(port, iserPort);
-        return CONFIG.formatted(portals, "  - { name: extra" + lun + ", type: memory, size: 8MiB }",
-                DaemonConfig.IQN, DaemonConfig.targetPortals(iserPort), acl, lun0Extra,
-                "      - { lun: " + lun + ", backstore: extra" + lun + " }");
+    /** As above, on {@code portals}: the TCP one and, unless their ports are 0, an iSER and an SRP portal. */
+    private String config(Portals portals, int lun, String lun0Extra, String acl) {
+        boolean rdma = portals.iser() != 0;
+        return CONFIG.formatted(rdma ? portals.yaml() : DaemonConfig.portalsYaml(portals.tcp(), 0),
+                "  - { name: extra" + lun + ", type: memory, size: 8MiB }", DaemonConfig.IQN,
+                rdma ? Portals.TARGET_PORTALS : DaemonConfig.targetPortals(0), acl, rdma ? Portals.TARGET_SRP : "",
+                lun0Extra, "      - { lun: " + lun + ", backstore: extra" + lun + " }");
     }
 
     @Test
@@ -149,35 +153,44 @@ class ConfigReloadIT {
         assertThat(daemon.isAlive()).isTrue();
     }
 
-    /** The dropped session is over {@code transport} ({@link Transport}); the daemon serves a TCP and an iSER portal. */
+    /**
+     * The dropped session is over {@code transport}; the daemon serves a TCP, an iSER and an SRP
+     * portal. The session ends as its fabric ends it ({@link ScsiClient#awaitTargetEnd}), after the
+     * daemon's line for it (over SRP it names the initiator port {@link ScsiTransport#srpPort}), and
+     * a new login is refused: over iSCSI by its Login Response, over SRP by SRP_LOGIN_REJ.
+     */
     @ParameterizedTest(name = "[{0}] an ACL that no longer admits an initiator ends its session")
-    @EnumSource(Transport.class)
-    void anAclThatNoLongerAdmitsAnInitiatorEndsItsSession(Transport transport) throws Exception {
-        int port = DaemonProcess.freePort();
-        int iserPort = DaemonProcess.freePort();
-        int sessionPort = transport == Transport.TCP ? port : iserPort;
-        Path config = DaemonConfig.write(dir, config(port, iserPort, 1, "", "[\"*\"]"));
-        daemon = DaemonProcess.startIgnoringHangups(config, port);
-        try (RawIscsiClient dropped = session(transport, sessionPort)) {
+    @EnumSource(ScsiTransport.class)
+    void anAclThatNoLongerAdmitsAnInitiatorEndsItsSession(ScsiTransport transport) throws Exception {
+        Portals portals = Portals.free();
+        int sessionPort = portals.port(transport);
+        String name = transport == ScsiTransport.SRP ? ScsiTransport.srpPort(INITIATOR).name() : INITIATOR;
+        Path config = DaemonConfig.write(dir, config(portals, 1, "", "[\"*\"]"));
+        daemon = DaemonProcess.startIgnoringHangups(config, portals.tcp());
+        try (ScsiClient dropped = transport.login(sessionPort, INITIATOR, Duration.ofSeconds(30))) {
             assertThat(dropped.testUnitReadyClearingUnitAttention(0).good()).isTrue();
-            Files.writeString(config, config(port, iserPort, 1, "", "[ iqn.2026-11.org.jtarget:someone-else ]"));
+            Files.writeString(config, config(portals, 1, "", "[ iqn.2026-11.org.jtarget:someone-else ]"));
             hangUp();
-            awaitLog("session ended", () -> daemon.log().contains("no longer in its ACL"), Duration.ofSeconds(20));
-            assertThat(dropped.awaitRejectOrClose(Duration.ofSeconds(10)).kind()).as("the old session")
-                    .isEqualTo(ProtocolErrorOutcome.Kind.CLOSED);
+            awaitLog("session ended", () -> daemon.log().lines()
+                    .anyMatch(l -> l.contains(name) && l.contains("no longer in its ACL")), Duration.ofSeconds(20));
+            ScsiClient.TargetEnd end = dropped.awaitTargetEnd(Duration.ofSeconds(10));
+            assertThat(end.ended()).as("the old session: " + end.how()).isTrue();
         }
-        try (RawIscsiClient again = transport.connect(sessionPort, Duration.ofSeconds(30))) {
+        if (transport == ScsiTransport.SRP) {
+            assertThatThrownBy(() -> transport.login(sessionPort, INITIATOR, Duration.ofSeconds(30)).close())
+                    .as("a new login of the initiator port the ACL dropped")
+                    .isInstanceOfSatisfying(SrpLoginRefused.class, e -> assertThat(e.reason()).as(e.getMessage())
+                            .isEqualTo(SrpLoginReject.UNABLE_TO_ESTABLISH_CHANNEL));
+            return;
+        }
+        try (RawIscsiClient again = transport.iscsi().connect(sessionPort, Duration.ofSeconds(30))) {
             LoginResult login = again.login(INITIATOR, DaemonConfig.IQN);
             assertThat(login.succeeded()).as("a new login of the initiator the ACL dropped: " + login).isFalse();
         }
     }
 
     private RawIscsiClient session() throws IOException {
-        return session(Transport.TCP, daemon.port());
-    }
-
-    private RawIscsiClient session(Transport transport, int port) throws IOException {
-        RawIscsiClient c = transport.connect(port, Duration.ofSeconds(30));
+        RawIscsiClient c = Transport.TCP.connect(daemon.port(), Duration.ofSeconds(30));
         LoginResult login = c.login(INITIATOR, DaemonConfig.IQN);
         assertThat(login.succeeded()).as(login + "\n" + daemon.describe()).isTrue();
         return c;

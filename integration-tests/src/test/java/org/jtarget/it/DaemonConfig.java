@@ -5,12 +5,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.jtarget.fabric.srp.iu.SrpPortId;
 
 /**
  * The daemon configuration the integration tests run: one portal on 127.0.0.1, one target with
  * LUN 0 on a memory store and LUN 1 on a file store created on first start (the documented YAML
  * schema; relative paths resolve against the config file's folder). {@link #withIserPortal} adds an
- * iSER portal for the same target (see {@link Transport}, {@link DaemonExtension#withIserPortal()}).
+ * iSER portal for the same target, {@link #withSrpPortal} an SRP portal (see {@link ScsiTransport},
+ * {@link DaemonExtension#withRdmaPortals()}).
  *
  * @param port           the portal's TCP port on 127.0.0.1
  * @param iserPort       the iSER portal's port on 127.0.0.1, or 0 for none
@@ -39,7 +41,7 @@ public record DaemonConfig(int port, int iserPort, int srpPort, long memoryBytes
     /** The SRP target port of a target with {@link #SRP_TARGET}: what srp:// URLs name ({@link #srpUrl}). */
     public static final String SRP_TARGET_PORT = "0x0123456789abcdef00a0b1c2d3e4f501";
     /** A target's {@code srp:} setting for {@link #SRP_TARGET_PORT} (id-ext, then ioc-guid). */
-    public static final String SRP_TARGET = "srp: { id-ext: 0x0123456789abcdef, ioc-guid: 0x00a0b1c2d3e4f501 }";
+    public static final String SRP_TARGET = srpSetting(SRP_TARGET_PORT);
 
     /** The standard test config: 384 MiB memory LUN 0, 512 MiB file LUN 1 at {@code data/file0.img}. */
     public static DaemonConfig standard(int port) {
@@ -119,6 +121,15 @@ public record DaemonConfig(int port, int iserPort, int srpPort, long memoryBytes
                 """.formatted(srpPort);
     }
 
+    /**
+     * A target's {@code srp:} setting for the SRP target port named {@code targetPort} (0x and 32 hex
+     * digits): its first 8 bytes are the {@code id-ext}, the last 8 the {@code ioc-guid}.
+     */
+    public static String srpSetting(String targetPort) {
+        SrpPortId id = SrpPortId.parse(targetPort);
+        return "srp: { id-ext: 0x%016x, ioc-guid: 0x%016x }".formatted(id.high(), id.low());
+    }
+
     /** {@code srp://127.0.0.1:PORT/SRP_TARGET_PORT/LUN}, as {@code jtarget-initiator} takes it. */
     public static String srpUrl(int srpPort, int lun) {
         return "srp://" + DaemonProcess.HOST + ":" + srpPort + "/" + SRP_TARGET_PORT + "/" + lun;
@@ -127,6 +138,11 @@ public record DaemonConfig(int port, int iserPort, int srpPort, long memoryBytes
     /** What a target's {@code portals:} lists for {@link #portalsYaml}: {@code default} or {@code default, rdma}. */
     public static String targetPortals(int iserPort) {
         return iserPort == 0 ? "default" : "default, rdma";
+    }
+
+    /** The ports of its portals (0 for a portal it has not). */
+    Portals portals() {
+        return new Portals(port, iserPort, srpPort);
     }
 
     /** Writes {@code jtarget.yaml} into {@code dir} and returns its path. */

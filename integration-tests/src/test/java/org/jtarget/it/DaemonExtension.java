@@ -31,9 +31,8 @@ import org.junit.jupiter.api.extension.TestWatcher;
 public final class DaemonExtension implements BeforeAllCallback, AfterAllCallback, TestWatcher {
 
     private final IntFunction<String> yamlForPort;
-    private final PortsYaml yamlForPorts;
-    private final boolean iserPortal;
-    private boolean srpPortal;
+    /** An iSER and an SRP portal beside the TCP one ({@link #withRdmaPortals()}). */
+    private final boolean rdmaPortals;
     private Function<Portals, String> yamlForPortals;
     private int iserPort;
     private int srpPort;
@@ -43,28 +42,12 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
 
     /** The daemon on {@link DaemonConfig#standard(int)}. */
     public DaemonExtension() {
-        this(null, null, false);
+        this(null, false);
     }
 
-    private DaemonExtension(IntFunction<String> yamlForPort, PortsYaml yamlForPorts, boolean iserPortal) {
+    private DaemonExtension(IntFunction<String> yamlForPort, boolean rdmaPortals) {
         this.yamlForPort = yamlForPort;
-        this.yamlForPorts = yamlForPorts;
-        this.iserPortal = iserPortal;
-    }
-
-    /** A test's own YAML for a TCP and an iSER portal. */
-    @FunctionalInterface
-    public interface PortsYaml {
-        /** The YAML with the TCP portal on {@code port} and the iSER portal on {@code iserPort}. */
-        String yaml(int port, int iserPort);
-    }
-
-    /**
-     * The daemon on {@link DaemonConfig#standard(int)} with an iSER portal beside the TCP one
-     * ({@link DaemonConfig#withIserPortal}): for tests parametrized by {@link Transport}.
-     */
-    public static DaemonExtension withIserPortal() {
-        return new DaemonExtension(null, null, true);
+        this.rdmaPortals = rdmaPortals;
     }
 
     /**
@@ -72,9 +55,7 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
      * one, all for the same target: for tests parametrized by {@link ScsiTransport}.
      */
     public static DaemonExtension withRdmaPortals() {
-        DaemonExtension e = new DaemonExtension(null, null, true);
-        e.srpPortal = true;
-        return e;
+        return new DaemonExtension(null, true);
     }
 
     /**
@@ -88,32 +69,22 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
     }
 
     /**
-     * The daemon on a config of the test's own with a TCP and an iSER portal ({@link
-     * DaemonConfig#portalsYaml} writes them): for tests parametrized by {@link Transport}.
-     */
-    public static DaemonExtension withIserPortal(PortsYaml yamlForPorts) {
-        return new DaemonExtension(null, yamlForPorts, true);
-    }
-
-    /**
      * The daemon on a config of the test's own: {@code yamlForPort} gets the free port and returns
      * the YAML (relative paths in it land in the extension's temporary folder).
      */
     public DaemonExtension(IntFunction<String> yamlForPort) {
-        this(yamlForPort, null, false);
+        this(yamlForPort, false);
     }
 
     @Override
     public void beforeAll(ExtensionContext context) throws IOException {
         dir = Files.createTempDirectory("jtarget-it-" + context.getRequiredTestClass().getSimpleName() + "-");
         int port = DaemonProcess.freePort();
-        iserPort = iserPortal ? DaemonProcess.freePort() : 0;
-        srpPort = srpPortal ? DaemonProcess.freePort() : 0;
+        iserPort = rdmaPortals ? DaemonProcess.freePort() : 0;
+        srpPort = rdmaPortals ? DaemonProcess.freePort() : 0;
         if (yamlForPortals != null) {
             daemon = DaemonProcess.start(DaemonConfig.write(dir, yamlForPortals.apply(new Portals(port, iserPort, srpPort))),
                     port);
-        } else if (yamlForPorts != null) {
-            daemon = DaemonProcess.start(DaemonConfig.write(dir, yamlForPorts.yaml(port, iserPort)), port);
         } else if (yamlForPort != null) {
             daemon = DaemonProcess.start(DaemonConfig.write(dir, yamlForPort.apply(port)), port);
         } else {
@@ -155,7 +126,7 @@ public final class DaemonExtension implements BeforeAllCallback, AfterAllCallbac
     /** The port of {@code transport}'s portal. */
     public int port(Transport transport) {
         if (transport == Transport.ISER && iserPort == 0) {
-            throw new IllegalStateException("this daemon has no iSER portal (see withIserPortal)");
+            throw new IllegalStateException("this daemon has no iSER portal (see withRdmaPortals)");
         }
         return transport == Transport.TCP ? daemon().port() : iserPort;
     }

@@ -1,6 +1,7 @@
 package org.jtarget.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -8,9 +9,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.jtarget.fabric.srp.iu.SrpLoginReject;
 import org.jtarget.initiator.raw.LoginResult;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
+import org.jtarget.initiator.srp.SrpLoginRefused;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,8 +24,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * (issue 4): qemu-img writes distinct random data to the two writable partitions, each reads back
  * by SHA-256, and the file holds each partition's bytes at its configured offset; the read-only
  * partition answers DATA PROTECT to WRITE; an initiator outside a target's ACL cannot log in to it;
- * sibling partitions report their own sizes and serial numbers. The raw client cases run over TCP
- * and over iSER ({@link Transport}).
+ * sibling partitions report their own sizes and serial numbers. The raw client cases run over TCP,
+ * over iSER and over SRP ({@link ScsiTransport}): each target is also an SRP target port of its own
+ * ({@link #SRP_A}, {@link #SRP_B}), and each ACL lists its initiator's iSCSI name and the SRP
+ * initiator port {@link ScsiTransport#srpPort} makes of it.
  *
  * <pre>
  * file0.img  0        16 MiB                 48 MiB    56 MiB    64 MiB
@@ -38,6 +43,9 @@ class PartitionIT {
     private static final String IQN_B = "iqn.2026-11.org.jtarget:part-b";
     private static final String ALPHA = "iqn.2026-11.org.client:alpha";
     private static final String BETA = "iqn.2026-11.org.client:beta";
+    /** The SRP target ports of targets A and B. */
+    private static final String SRP_A = DaemonConfig.SRP_TARGET_PORT;
+    private static final String SRP_B = "0x0123456789abcdef00a0b1c2d3e4f502";
     private static final long MIB = 1L << 20;
     private static final long A_OFFSET = 0;
     private static final long A_BYTES = 16 * MIB;
@@ -47,8 +55,7 @@ class PartitionIT {
     private static final int BLOCK = 512;
 
     @RegisterExtension
-    static final DaemonExtension DAEMON = DaemonExtension.withIserPortal((port, iserPort) ->
-            DaemonConfig.daemonAndPortalsYaml(port, iserPort) + """
+    static final DaemonExtension DAEMON = DaemonExtension.withRdmaPortals(portals -> portals.yaml() + """
                 backstores:
                   - { name: file0, type: file, path: file0.img, size: 64MiB, create: true }
                   - { name: part-a, type: partition, of: file0, offset: 0, size: 16MiB }
@@ -57,17 +64,20 @@ class PartitionIT {
                 targets:
                   - iqn: %s
                     portals: [%s]
+                    %s
                     luns:
                       - { lun: 0, backstore: part-a }
                       - { lun: 1, backstore: part-ro, read-only: true }
-                    acl: [%s]
+                    acl: [%s, "%s"]
                   - iqn: %s
                     portals: [%s]
+                    %s
                     luns:
                       - { lun: 0, backstore: part-b }
-                    acl: [%s]
-                """.formatted(IQN_A, DaemonConfig.targetPortals(iserPort), ALPHA, IQN_B,
-                    DaemonConfig.targetPortals(iserPort), BETA));
+                    acl: [%s, "%s"]
+                """.formatted(IQN_A, Portals.TARGET_PORTALS, DaemonConfig.srpSetting(SRP_A), ALPHA,
+                    ScsiTransport.srpPort(ALPHA).name(), IQN_B, Portals.TARGET_PORTALS, DaemonConfig.srpSetting(SRP_B),
+                    BETA, ScsiTransport.srpPort(BETA).name()));
 
     @Test
     void eachPartitionKeepsItsOwnDataAtItsOffsetInTheFile() throws Exception {
@@ -96,37 +106,38 @@ class PartitionIT {
     }
 
     @ParameterizedTest(name = "[{0}] the read-only partition answers DATA PROTECT to WRITE")
-    @EnumSource(Transport.class)
-    void readOnlyPartitionAnswersDataProtectToWrite(Transport transport) throws IOException {
-        try (RawIscsiClient c = login(transport, ALPHA, IQN_A)) {
+    @EnumSource(ScsiTransport.class)
+    void readOnlyPartitionAnswersDataProtectToWrite(ScsiTransport transport) throws IOException {
+        try (ScsiClient c = login(transport, ALPHA, IQN_A)) {
             assertThat(c.testUnitReadyClearingUnitAttention(1).good()).isTrue();
             ScsiResult w = c.write10(1, 0, new byte[BLOCK], BLOCK);
             assertThat(w.status()).as("WRITE(10) to the read-only partition: " + w).isEqualTo(ScsiResult.CHECK_CONDITION);
             assertThat(w.senseKey()).as("DATA PROTECT").isEqualTo(0x07);
             assertThat(w.additionalSenseCode()).as("WRITE PROTECTED").isEqualTo(0x27);
             assertThat(c.read10(1, 0, 1, BLOCK).good()).as("reads still work").isTrue();
-            assertThat(c.logout()).isZero();
+            c.logout();
         }
     }
 
     @ParameterizedTest(name = "[{0}] an initiator outside a target's ACL cannot log in to its partition")
-    @EnumSource(Transport.class)
-    void anInitiatorOutsideATargetsAclCannotLogInToItsPartition(Transport transport) throws IOException {
+    @EnumSource(ScsiTransport.class)
+    void anInitiatorOutsideATargetsAclCannotLogInToItsPartition(ScsiTransport transport) throws IOException {
         assertRefused(transport, ALPHA, IQN_B);
         assertRefused(transport, BETA, IQN_A);
-        try (RawIscsiClient c = login(transport, BETA, IQN_B)) {
-            assertThat(c.logout()).isZero();
+        try (ScsiClient c = login(transport, BETA, IQN_B)) {
+            c.logout();
         }
     }
 
     /**
      * Target A over {@code transport}, target B over TCP: the test daemon's pinned arena (6 MiB
-     * under the usual 8 MiB memlock limit) holds one iSER connection.
+     * under the usual 8 MiB memlock limit) holds one iSER connection (an SRP channel takes about
+     * 1.3 MiB of it).
      */
     @ParameterizedTest(name = "[{0}] sibling partitions report their own size and serial number")
-    @EnumSource(Transport.class)
-    void siblingPartitionsReportTheirOwnSizeAndSerialNumber(Transport transport) throws IOException {
-        try (RawIscsiClient a = login(transport, ALPHA, IQN_A); RawIscsiClient b = login(Transport.TCP, BETA, IQN_B)) {
+    @EnumSource(ScsiTransport.class)
+    void siblingPartitionsReportTheirOwnSizeAndSerialNumber(ScsiTransport transport) throws IOException {
+        try (ScsiClient a = login(transport, ALPHA, IQN_A); ScsiClient b = login(ScsiTransport.TCP, BETA, IQN_B)) {
             a.testUnitReadyClearingUnitAttention(0);
             a.testUnitReadyClearingUnitAttention(1);
             b.testUnitReadyClearingUnitAttention(0);
@@ -143,17 +154,31 @@ class PartitionIT {
         }
     }
 
-    private static RawIscsiClient login(Transport transport, String initiator, String target) throws IOException {
-        RawIscsiClient c = transport.connect(DAEMON.port(transport), TIMEOUT);
-        LoginResult r = c.login(initiator, target);
-        assertThat(r.succeeded()).as(initiator + " -> " + target + ": " + r + "\n" + DAEMON.daemon().describe())
-                .isTrue();
-        return c;
+    /** Target {@code target} (over SRP its SRP target port) over {@code transport} as {@code initiator}. */
+    private static ScsiClient login(ScsiTransport transport, String initiator, String target) throws IOException {
+        return transport.login(DAEMON.port(transport), initiator, target, srpTargetPort(target), TIMEOUT);
     }
 
-    /** RFC 7143 11.13.5: status class 2 (initiator error), detail 02h (authorization failure). */
-    private static void assertRefused(Transport transport, String initiator, String target) throws IOException {
-        try (RawIscsiClient c = transport.connect(DAEMON.port(transport), TIMEOUT)) {
+    private static String srpTargetPort(String target) {
+        return target.equals(IQN_A) ? SRP_A : SRP_B;
+    }
+
+    /**
+     * Over iSCSI, RFC 7143 11.13.5: status class 2 (initiator error), detail 02h (authorization
+     * failure). Over SRP, r16a 6.4: SRP_LOGIN_REJ "unable to establish RDMA channel", the reason for
+     * an unknown target port too, so the daemon's WARN line must name the target it found: the
+     * refusal is its ACL's.
+     */
+    private static void assertRefused(ScsiTransport transport, String initiator, String target) throws IOException {
+        if (transport == ScsiTransport.SRP) {
+            assertThatThrownBy(() -> login(transport, initiator, target).close()).as(initiator + " -> " + target)
+                    .isInstanceOfSatisfying(SrpLoginRefused.class, e -> assertThat(e.reason()).as(e.getMessage())
+                            .isEqualTo(SrpLoginReject.UNABLE_TO_ESTABLISH_CHANNEL));
+            assertThat(DAEMON.daemon().log()).contains("initiator port " + ScsiTransport.srpPort(initiator).name()
+                    + ", target port " + srpTargetPort(target) + " (" + target + ")");
+            return;
+        }
+        try (RawIscsiClient c = transport.iscsi().connect(DAEMON.port(transport), TIMEOUT)) {
             LoginResult r = c.login(initiator, target);
             assertThat(r.succeeded()).as(initiator + " -> " + target + ": " + r).isFalse();
             assertThat(r.statusClass()).as(r.toString()).isEqualTo(2);
@@ -162,14 +187,14 @@ class PartitionIT {
     }
 
     /** READ CAPACITY (10) (SBC-4 5.20): the returned last LBA + 1. */
-    private static long blocks(RawIscsiClient c, int lun) throws IOException {
+    private static long blocks(ScsiClient c, int lun) throws IOException {
         ScsiResult r = c.execute(lun, new byte[] {0x25, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 8);
         assertThat(r.good()).as("READ CAPACITY(10) LUN " + lun + ": " + r).isTrue();
         return (ByteBuffer.wrap(r.data()).getInt(0) & 0xFFFFFFFFL) + 1;
     }
 
     /** VPD 80h Unit Serial Number (SPC-4 7.8.17): the serial from byte 4. */
-    private static String serial(RawIscsiClient c, int lun) throws IOException {
+    private static String serial(ScsiClient c, int lun) throws IOException {
         ScsiResult r = c.inquiry(lun, true, 0x80, 255);
         assertThat(r.good()).as("INQUIRY VPD 80h LUN " + lun + ": " + r).isTrue();
         int length = ByteBuffer.wrap(r.data()).getShort(2) & 0xFFFF;

@@ -1,7 +1,11 @@
 package org.jtarget.it;
 
+import java.io.EOFException;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
+import org.jtarget.initiator.raw.ProtocolErrorOutcome;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiCdbs;
 import org.jtarget.initiator.raw.ScsiResult;
@@ -30,6 +34,23 @@ interface ScsiClient extends AutoCloseable {
      * disconnect.
      */
     void logout() throws IOException;
+
+    /**
+     * Waits at most {@code timeout} for the target to end the nexus of its own accord (a shutdown,
+     * a reload) and says how it went: {@link TargetEnd#ended()} when it ended the way the fabric
+     * ends it: over iSCSI the connection closed (not a Reject, RFC 7143 7.); over SRP an
+     * SRP_T_LOGOUT and then the disconnect (r16a 6.13). Sends nothing.
+     */
+    TargetEnd awaitTargetEnd(Duration timeout) throws IOException;
+
+    /**
+     * What {@link #awaitTargetEnd} saw.
+     *
+     * @param ended whether the target ended the nexus as its fabric does
+     * @param how   what arrived, for an assertion's message
+     */
+    record TargetEnd(boolean ended, String how) {
+    }
 
     @Override
     void close() throws IOException;
@@ -101,6 +122,12 @@ interface ScsiClient extends AutoCloseable {
             }
 
             @Override
+            public TargetEnd awaitTargetEnd(Duration timeout) throws IOException {
+                ProtocolErrorOutcome end = session.awaitRejectOrClose(timeout);
+                return new TargetEnd(end.kind() == ProtocolErrorOutcome.Kind.CLOSED, end.toString());
+            }
+
+            @Override
             public void close() throws IOException {
                 session.close();
             }
@@ -123,6 +150,32 @@ interface ScsiClient extends AutoCloseable {
             @Override
             public void logout() {
                 channel.logout();
+            }
+
+            /**
+             * An SRP_T_LOGOUT ends the first {@code awaitResponse} with an EOFException, the
+             * disconnect the second with false.
+             */
+            @Override
+            public TargetEnd awaitTargetEnd(Duration timeout) throws IOException {
+                long deadline = System.nanoTime() + timeout.toNanos();
+                channel.readTimeout(timeout);
+                String logout;
+                try {
+                    return new TargetEnd(false, channel.awaitResponse() ? "an SRP_RSP with no command outstanding"
+                            : "the disconnect without an SRP_T_LOGOUT");
+                } catch (EOFException e) {
+                    logout = e.getMessage();
+                } catch (SocketTimeoutException e) {
+                    return new TargetEnd(false, e.getMessage());
+                }
+                channel.readTimeout(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+                try {
+                    boolean more = channel.awaitResponse();
+                    return new TargetEnd(!more, logout + (more ? ", then an SRP_RSP" : ", then the disconnect"));
+                } catch (EOFException | SocketTimeoutException e) {
+                    return new TargetEnd(false, logout + ", then " + e.getMessage());
+                }
             }
 
             @Override

@@ -45,16 +45,37 @@ enum ScsiTransport {
      * {@link #srpPort} makes of it).
      */
     ScsiClient login(int port, String initiatorName, Duration timeout) throws IOException {
+        return login(port, initiatorName, DaemonConfig.IQN, DaemonConfig.SRP_TARGET_PORT, timeout);
+    }
+
+    /**
+     * Logs in to the target {@code iqn} (over SRP: the target port named {@code srpTargetPort}, its
+     * {@link DaemonConfig#srpSetting}) on this fabric's portal on {@code port} as {@code
+     * initiatorName} (over SRP as the initiator port {@link #srpPort} makes of it).
+     *
+     * @throws org.jtarget.initiator.srp.SrpLoginRefused over SRP, when the target answers SRP_LOGIN_REJ
+     *                                                   (over iSCSI a refused login fails the test)
+     */
+    ScsiClient login(int port, String initiatorName, String iqn, String srpTargetPort, Duration timeout)
+            throws IOException {
         if (this == SRP) {
             SrpChannel channel = SrpChannel.connect(DaemonProcess.HOST, port, srpPort(initiatorName),
-                    SrpPortId.parse(DaemonConfig.SRP_TARGET_PORT), false, timeout, 1, SLOT_BYTES);
+                    SrpPortId.parse(srpTargetPort), false, timeout, 1, SLOT_BYTES);
             return ScsiClient.of(channel);
         }
-        Transport iscsi = this == TCP ? Transport.TCP : Transport.ISER;
-        RawIscsiClient session = iscsi.connect(port, timeout);
-        LoginResult login = session.login(initiatorName, DaemonConfig.IQN);
-        assertThat(login.succeeded()).as("login over " + this + ": " + login).isTrue();
+        RawIscsiClient session = iscsi().connect(port, timeout);
+        LoginResult login = session.login(initiatorName, iqn);
+        assertThat(login.succeeded()).as("login over " + this + " to " + iqn + ": " + login).isTrue();
         return ScsiClient.of(session);
+    }
+
+    /** The iSCSI transport of {@link #TCP} or {@link #ISER}, for what speaks iSCSI itself (a login to be refused). */
+    Transport iscsi() {
+        return switch (this) {
+            case TCP -> Transport.TCP;
+            case ISER -> Transport.ISER;
+            case SRP -> throw new IllegalStateException("SRP is not iSCSI");
+        };
     }
 
     /**

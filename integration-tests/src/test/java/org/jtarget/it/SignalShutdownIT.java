@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.jtarget.initiator.raw.LoginResult;
-import org.jtarget.initiator.raw.ProtocolErrorOutcome;
-import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,9 +12,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * SIGTERM with a session logged in: the daemon closes it, logs a clean stop and exits 0 in time,
- * and neither portal accepts connections any more. The session is over TCP or over iSER
- * ({@link Transport}); each case stops a daemon of its own.
+ * SIGTERM with a session logged in: the daemon ends it, logs a clean stop and exits 0 in time, and
+ * none of its portals accepts connections any more. The session is over TCP, over iSER or over SRP
+ * ({@link ScsiTransport}; the daemon serves the three portals); it ends as its fabric ends it
+ * ({@link ScsiClient#awaitTargetEnd}: over iSCSI the connection closes, over SRP an SRP_T_LOGOUT
+ * comes before the disconnect). Each case stops a daemon of its own.
  */
 class SignalShutdownIT {
 
@@ -32,15 +31,15 @@ class SignalShutdownIT {
     }
 
     @ParameterizedTest(name = "[{0}] SIGTERM with a live session stops cleanly")
-    @EnumSource(Transport.class)
-    void sigtermWithALiveSessionStopsCleanly(Transport transport) throws IOException {
-        DaemonConfig config = DaemonConfig.standard(DaemonProcess.freePort()).withIserPortal(DaemonProcess.freePort());
+    @EnumSource(ScsiTransport.class)
+    void sigtermWithALiveSessionStopsCleanly(ScsiTransport transport) throws IOException {
+        DaemonConfig config = DaemonConfig.standard(DaemonProcess.freePort()).withIserPortal(DaemonProcess.freePort())
+                .withSrpPortal(DaemonProcess.freePort());
+        Portals portals = config.portals();
         DaemonProcess d = DaemonProcess.start(config.writeTo(dir), config.port());
         daemon = d;
-        int port = transport == Transport.TCP ? config.port() : config.iserPort();
-        try (RawIscsiClient session = transport.connect(port, Duration.ofSeconds(10))) {
-            LoginResult login = session.login("iqn.2026-11.org.jtarget:signal-it", DaemonConfig.IQN);
-            assertThat(login.succeeded()).as(login + "\n" + d.describe()).isTrue();
+        try (ScsiClient session = transport.login(portals.port(transport), "iqn.2026-11.org.jtarget:signal-it",
+                Duration.ofSeconds(10))) {
             ScsiResult tur = session.testUnitReadyClearingUnitAttention(DaemonConfig.MEMORY_LUN);
             assertThat(tur.good()).as(tur + "\n" + d.describe()).isTrue();
 
@@ -48,12 +47,12 @@ class SignalShutdownIT {
 
             assertThat(code).as("exit code after SIGTERM\n" + d.describe()).isZero();
             assertThat(d.log()).as("the log records a clean stop\n" + d.describe()).containsIgnoringCase("stopped");
-            ProtocolErrorOutcome end = session.awaitRejectOrClose(Duration.ofSeconds(5));
-            assertThat(end.kind()).as("the session's connection after the stop: " + end)
-                    .isEqualTo(ProtocolErrorOutcome.Kind.CLOSED);
+            ScsiClient.TargetEnd end = session.awaitTargetEnd(Duration.ofSeconds(5));
+            assertThat(end.ended()).as("the session after the stop: " + end.how()).isTrue();
         }
-        assertThat(DaemonProcess.accepting(config.port())).as("TCP port " + config.port() + " after the stop").isFalse();
-        assertThat(DaemonProcess.accepting(config.iserPort())).as("iSER port " + config.iserPort() + " after the stop")
-                .isFalse();
+        for (ScsiTransport t : ScsiTransport.values()) {
+            assertThat(DaemonProcess.accepting(portals.port(t))).as(t + " port " + portals.port(t) + " after the stop")
+                    .isFalse();
+        }
     }
 }

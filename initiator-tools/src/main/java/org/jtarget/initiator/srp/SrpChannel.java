@@ -184,6 +184,14 @@ public final class SrpChannel implements AutoCloseable {
         return immediateLimit;
     }
 
+    /**
+     * Sets how long each wait for an IU (and for a send buffer) lasts from now on before
+     * {@link java.net.SocketTimeoutException}: at first the login's timeout.
+     */
+    public void readTimeout(Duration timeout) {
+        connection.readTimeout(timeout);
+    }
+
     /** Copies {@code length} bytes of {@code from} into data slot {@code slot}, a next write's data-out. */
     public void stage(int slot, byte[] from, int offset, int length) {
         connection.stage(slot, from, offset, length);
