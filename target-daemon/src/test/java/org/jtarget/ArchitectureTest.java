@@ -117,6 +117,15 @@ class ArchitectureTest {
                     + "slots): each fabric uses it, it uses none of them");
 
     @ArchTest
+    static final ArchRule haReplicatesStoresOverTheVerbsBelowTheScsiCore = noClasses()
+            .that().resideInAPackage(ROOT + ".ha..")
+            .should().dependOnClassesThat().resideInAnyPackage(ROOT + ".scsi..", ROOT + ".fabric.iscsi..",
+                    ROOT + ".fabric.srp..", ROOT + ".fabric.endpoint..", ROOT + ".config..", ROOT + ".daemon..",
+                    ROOT + ".rdma.iwarp..", ROOT + ".rdma.loopback..", "io.netty.channel..")
+            .because("HA replicates stores (a ForwardingBackstore) over the verbs and rdma_cm; the daemon maps its "
+                    + "roles onto the core's ALUA states and picks the provider, so HA knows neither");
+
+    @ArchTest
     static final ArchRule noCyclesBetweenTopLevelPackages = slices()
             .matching(ROOT + ".(*)..")
             .should().beFreeOfCycles()

@@ -19,7 +19,7 @@ import java.util.Set;
  * What a config reload (SIGHUP) changes, found by comparing the running config with the new one:
  * targets added or removed, LUNs added to or removed from a kept target, ACLs changed, and the
  * backstores that appear or disappear with them. Anything else (daemon settings, portals, the
- * rdma section, a kept backstore's definition, a kept target's alias, portals, CHAP or SRP target
+ * rdma section, the ha section, a kept backstore's definition, a kept target's alias, portals, CHAP or SRP target
  * port identifier, a kept LUN's settings) needs a restart: {@link #between} refuses it with one line naming the first
  * such key, and nothing is changed.
  *
@@ -67,6 +67,7 @@ record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTarget
         requireSame(source, "daemon", now.daemon(), next.daemon());
         requireSame(source, "portals", now.portals(), next.portals());
         requireSame(source, "rdma", now.rdma(), next.rdma());
+        requireSame(source, "ha", now.ha(), next.ha());
         Set<String> addedStores = new LinkedHashSet<>();
         for (int i = 0; i < next.backstores().size(); i++) {
             BackstoreConfig b = next.backstores().get(i);

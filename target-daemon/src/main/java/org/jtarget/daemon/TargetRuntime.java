@@ -21,6 +21,7 @@ import org.jtarget.fabric.iscsi.tcp.IscsiTcpFabric;
 import org.jtarget.rdma.RdmaException;
 import org.jtarget.io.LunIoExecutors;
 import org.jtarget.fabric.iscsi.session.ConnectionSettings;
+import org.jtarget.scsi.alua.AluaState;
 import org.jtarget.scsi.alua.TargetPortGroup;
 import org.jtarget.scsi.alua.TargetPortGroups;
 import org.jtarget.scsi.lun.LogicalUnit;
@@ -77,6 +78,8 @@ public final class TargetRuntime implements DaemonRuntime {
     private SrpFabricRuntime srp;
     /** The {@code rdma:} store endpoints, or null when the config has none. */
     private RdmaEndpointRuntime rdma;
+    /** This node of an HA pair, or null when the config has no {@code ha:} section. */
+    private HaRuntime ha;
     /** The live targets, their LUs and ACLs (EXTENDED COPY may copy between any of their LUs). */
     private volatile TargetRegistry registry; // volatile: SRP logins look targets up from the connection manager's thread
     private MediumWatch mediumWatch;
@@ -91,6 +94,9 @@ public final class TargetRuntime implements DaemonRuntime {
         pool = openBufferPool();
         stores = BackstoreSet.open(config);
         ioExecutors = new LunIoExecutors(config.daemon().ioThreadsPerLun(), IO_QUEUE_DEPTH_PER_LUN);
+        if (config.ha() != null) {
+            ha = HaRuntime.open(config, stores, config.daemon().ioThreadsPerLun(), () -> registry);
+        }
         registry = new TargetRegistry(ioExecutors, config.daemon().stateDir());
         mediumWatch = new MediumWatch();
         registry.addListener(new TargetRegistry.Listener() {
@@ -113,6 +119,9 @@ public final class TargetRuntime implements DaemonRuntime {
         if (config.rdma() != null) {
             rdma = RdmaEndpointRuntime.start(config, stores, pool, workerGroup, ioExecutors);
         }
+        if (ha != null) {
+            ha.start(pool, workerGroup, config.source().toString());
+        }
         LOG.info("jtargetd ready: {} target(s), {} portal(s)", registry.targets().size(), config.portals().size());
     }
 
@@ -124,9 +133,10 @@ public final class TargetRuntime implements DaemonRuntime {
         Map<Integer, TargetPortGroup> groups = new TreeMap<>();
         for (String name : target.portalNames()) {
             PortalConfig p = config.portal(name);
-            // SPC-4 5.15: each iSCSI target portal group is one target port group
-            groups.putIfAbsent(p.portalGroupTag(), TargetPortGroup.of(p.portalGroupTag(), AluaStates.of(p.aluaState()),
-                    p.aluaPreferred()));
+            // SPC-4 5.15: each iSCSI target portal group is one target port group; an HA node's
+            // groups follow its role, standby until the pair has decided
+            AluaState start = ha != null ? HaRuntime.initialState() : AluaStates.of(p.aluaState());
+            groups.putIfAbsent(p.portalGroupTag(), TargetPortGroup.of(p.portalGroupTag(), start, p.aluaPreferred()));
         }
         return new TargetRegistry.TargetSpec(target.iqn(), luns, nodeAcl(target),
                 new TargetPortGroups(new ArrayList<>(groups.values())), target.portalNames(),
@@ -144,7 +154,8 @@ public final class TargetRuntime implements DaemonRuntime {
     }
 
     private LogicalUnitDefinition lunDefinition(LunConfig lun) {
-        Backstore store = stores.get(lun.backstore());
+        Backstore replicated = ha == null ? null : ha.replicated(lun.backstore());
+        Backstore store = replicated != null ? replicated : stores.get(lun.backstore());
         return new LogicalUnitDefinition(lun.lun(), store, lun.readOnly(), lun.removable(),
                 config.daemon().sanitizeRate(), ioAllocator(store), lun.queueDepth());
     }
@@ -378,6 +389,10 @@ public final class TargetRuntime implements DaemonRuntime {
                 LOG.warn("store I/O still running at shutdown; closing the stores anyway");
             }
             ioExecutors = null;
+        }
+        if (ha != null) {
+            ha.close(); // GOODBYE to the peer while the loops still run
+            ha = null;
         }
         if (stores != null) {
             stores.close();

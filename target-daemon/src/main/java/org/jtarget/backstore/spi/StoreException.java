@@ -14,7 +14,13 @@ public final class StoreException extends IOException {
         /** ENOSPC or a memory cap reached: out of space for a thin store. */
         SPACE_EXHAUSTED,
         /** The backing file or device is gone: the LU is NOT READY. */
-        MEDIUM_GONE
+        MEDIUM_GONE,
+        /**
+         * The store does not take writes on this node now (an HA node that is not, or no longer,
+         * the primary): NOT READY / LOGICAL UNIT NOT ACCESSIBLE, ASYMMETRIC ACCESS STATE
+         * TRANSITION, which tells a multipath initiator to use another path.
+         */
+        NOT_SERVED_HERE
     }
 
     private final Kind kind;

@@ -15,6 +15,8 @@ import org.jtarget.scsi.sense.SenseReason;
  * <li>MEDIUM_GONE (backing file deleted or replaced): NOT READY / LOGICAL UNIT NOT READY, CAUSE
  *     NOT REPORTABLE 04h/00h, the same sense the offline LU gives afterwards
  *     ({@link org.jtarget.scsi.lun.MediumState#accessError}).</li>
+ * <li>NOT_SERVED_HERE (an HA node that is not the primary, SPC-4 5.15.2.4.6): NOT READY / LOGICAL
+ *     UNIT NOT ACCESSIBLE, ASYMMETRIC ACCESS STATE TRANSITION 04h/0Ah.</li>
  * </ul>
  */
 final class StoreErrors {
@@ -30,6 +32,7 @@ final class StoreErrors {
             case SPACE_EXHAUSTED -> ctx.lu() != null && ctx.lu().info().thin()
                     ? SenseReason.SPACE_ALLOCATION_FAILED_WRITE_PROTECT : SenseReason.WRITE_ERROR;
             case MEDIUM_GONE -> SenseReason.NOT_READY_CAUSE_NOT_REPORTABLE;
+            case NOT_SERVED_HERE -> SenseReason.LU_NOT_ACCESSIBLE_ASYMMETRIC_ACCESS_STATE_TRANSITION;
         };
     }
 }

@@ -1,0 +1,51 @@
+package org.jtarget.ha;
+
+/**
+ * Keeps overlapping changes of one replicated store from being in flight together, so that both
+ * nodes apply them in the same order: SCSI lets two overlapping SIMPLE writes run at once, and if
+ * the primary's store and the secondary's each applied them in their own order, the nodes would
+ * hold different blocks. A change waits here until no earlier one overlaps its blocks; changes of
+ * disjoint blocks pass together (the link's window). At most {@code capacity} ranges are held,
+ * one per thread that may write (the LU's I/O threads and the resync), so holding is a scan of a
+ * small array and allocates nothing.
+ */
+final class OverlapGate {
+
+    private final long[] first;
+    private final long[] end;
+    private final boolean[] held;
+
+    OverlapGate(int capacity) {
+        first = new long[capacity];
+        end = new long[capacity];
+        held = new boolean[capacity];
+    }
+
+    /** Waits until no held range overlaps {@code [lba, lba + blocks)}, then holds it; returns the ticket for {@link #leave}. */
+    synchronized int enter(long lba, long blocks) throws InterruptedException {
+        long e = lba + blocks;
+        while (true) {
+            int free = -1;
+            boolean overlaps = false;
+            for (int i = 0; i < held.length; i++) {
+                if (!held[i]) {
+                    free = free < 0 ? i : free;
+                } else if (first[i] < e && lba < end[i]) {
+                    overlaps = true;
+                }
+            }
+            if (!overlaps && free >= 0) {
+                held[free] = true;
+                first[free] = lba;
+                end[free] = e;
+                return free;
+            }
+            wait();
+        }
+    }
+
+    synchronized void leave(int ticket) {
+        held[ticket] = false;
+        notifyAll();
+    }
+}

@@ -1,0 +1,507 @@
+package org.jtarget.ha;
+
+import io.netty.buffer.ByteBuf;
+import org.jtarget.backstore.spi.Backstore;
+import org.jtarget.buffer.ScatterList;
+import org.jtarget.ha.link.Acknowledgement;
+import org.jtarget.ha.link.Hello;
+import org.jtarget.ha.link.LinkEvents;
+import org.jtarget.ha.link.LinkHeader;
+import org.jtarget.ha.link.ReplicationLink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One node of an HA pair: its role, its data's generation, its replicated stores, and what it does
+ * when the link to the peer comes and goes.
+ *
+ * <ul>
+ * <li>At start a node serves nothing ({@link Role#UNDECIDED}, its port groups in standby) until the
+ *     link is up; then both ends decide alike who serves ({@link RoleDecision}).</li>
+ * <li>The primary sends every change to the secondary and waits for it ({@link ReplicatedBackstore});
+ *     when the link is lost it carries on alone (degraded): it begins a new generation, durable
+ *     before the first change it acknowledges alone, and its dirty-region logs keep what the peer
+ *     misses. When the link is back it copies those regions (or everything, when the peer's copy
+ *     is not known to be whole) to the peer, then tells it the copy is whole.</li>
+ * <li>The secondary applies what the primary sends to its local stores; while it is being
+ *     resynchronised its stores are recorded as incomplete, so that a crash in between never lets
+ *     it serve a partial copy.</li>
+ * <li>Without the peer a secondary keeps waiting: promotion needs the witness (not yet).</li>
+ * </ul>
+ *
+ * Link events arrive on the link's loop; what blocks (the state file, store I/O) runs on the
+ * node's own threads.
+ */
+public final class PairNode implements LinkEvents, Replication, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PairNode.class);
+
+    /** What this node does for the pair. */
+    public enum Role {
+        /** Not decided yet (no link since the start): serves nothing. */
+        UNDECIDED,
+        /** Serves the replicated LUs and sends their changes to the peer. */
+        PRIMARY,
+        /** Applies the primary's changes; its port groups are in standby. */
+        SECONDARY
+    }
+
+    /** Where the node's role and its view of the peer go (the daemon sets the ALUA states from it). */
+    public interface RoleListener {
+        /**
+         * @param role       this node's role
+         * @param peerRole   the peer's, or null when the link is down
+         * @param peerGroups the peer's target port groups as its last HELLO gave them
+         */
+        void changed(Role role, Role peerRole, List<Integer> peerGroups);
+    }
+
+    /** A replicated store of this node: its name on both nodes, the store beneath, whether its data survives a restart. */
+    public record StoreSpec(String name, Backstore local, boolean volatileData, DirtyRegionLog log) {
+    }
+
+    private final String node;
+    private final String peerNode;
+    private final String preferred;
+    private final String pairId;
+    private final NodeStateFile stateFile;
+    private final List<ReplicatedBackstore> stores = new ArrayList<>();
+    private final List<Integer> portGroups;
+    private final RoleListener listener;
+    private final ExecutorService control = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform()
+            .name("ha-control").daemon(true).unstarted(r));
+    private final ExecutorService storeIo;
+    private ReplicationLink link;
+    private NodeStateFile.State state;
+    private volatile Role role = Role.UNDECIDED;
+    private volatile Role peerRole;
+    private volatile List<Integer> peerGroups = List.of();
+    private Hello sentHello;
+    private boolean inSync;
+    private boolean degraded;
+    private volatile CompletableFuture<Role> decided = new CompletableFuture<>();
+    private volatile Thread resync;
+    private volatile String resyncProgress = "";
+
+    /**
+     * @param writers the threads that may change one store at once (its LU's I/O threads)
+     */
+    public PairNode(String node, String peerNode, String preferred, String pairId, NodeStateFile stateFile,
+                    List<StoreSpec> specs, List<Integer> portGroups, int writers, RoleListener listener)
+            throws IOException {
+        this.node = node;
+        this.peerNode = peerNode;
+        this.preferred = preferred;
+        this.pairId = pairId;
+        this.stateFile = stateFile;
+        this.portGroups = List.copyOf(portGroups);
+        this.listener = listener;
+        this.storeIo = Executors.newFixedThreadPool(Math.max(2, writers), r -> Thread.ofPlatform()
+                .name("ha-apply").daemon(true).unstarted(r));
+        this.state = stateFile.load();
+        for (StoreSpec s : specs) {
+            if (s.volatileData() && state.isComplete(s.name())) {
+                state = state.withComplete(s.name(), false); // a memory store restarts empty
+            }
+            stores.add(new ReplicatedBackstore(s.local(), stores.size(), pairId, this, s.log(), writers + 1));
+            if (s.log().extentsDirtiedAtOpen() > 0) {
+                LOG.warn("HA node {}: {} was not stopped cleanly; the {} extent(s) with changes in flight count as "
+                        + "changed ({} MiB to resynchronise)", node, s.name(), s.log().extentsDirtiedAtOpen(),
+                        s.log().dirtyBytes() >> 20);
+            }
+        }
+        stateFile.save(state);
+    }
+
+    /** The stores as the SCSI core must use them, in the order given. */
+    public List<ReplicatedBackstore> stores() {
+        return List.copyOf(stores);
+    }
+
+    /** Starts the link; the node serves once it has met its peer. */
+    public void start(ReplicationLink link) throws org.jtarget.rdma.RdmaException {
+        this.link = link;
+        LOG.info("HA node {} of pair {}: generation {}, {} replicated store(s); waiting for {}", node, pairId,
+                state.generation(), stores.size(), peerNode);
+        link.start();
+    }
+
+    public Role role() {
+        return role;
+    }
+
+    /** One line for status output: role, peer, generation, resync progress. */
+    public synchronized String describe() {
+        String peer = peerRole == null ? "peer " + peerNode + " not connected"
+                : "peer " + peerNode + " " + peerRole.name().toLowerCase() + (resync != null ? ", " + resyncProgress
+                : inSync ? ", in sync" : "");
+        return "HA node " + node + ": " + role.name().toLowerCase() + (degraded ? " (degraded)" : "") + ", " + peer
+                + ", generation " + state.generation();
+    }
+
+    // ------------------------------------------------------------------ LinkEvents (link loop)
+
+    @Override
+    public synchronized Hello hello() {
+        List<Hello.Store> list = new ArrayList<>();
+        for (ReplicatedBackstore s : stores) {
+            boolean whole = state.isComplete(s.name());
+            list.add(new Hello.Store(s.name(), s.info().blockSize(), s.info().blockCount(),
+                    !whole ? Hello.DATA_MISSING : s.log().isClean() ? Hello.DATA_CONSISTENT : Hello.DATA_CHANGED));
+        }
+        sentHello = new Hello(node, role == Role.PRIMARY, state.generation().counter(), state.generation().node(), 0, 0,
+                0, 0, portGroups, list);
+        return sentHello;
+    }
+
+    @Override
+    public void up(Hello peer) {
+        CompletableFuture<Role> decision = new CompletableFuture<>();
+        decided = decision;
+        control.execute(() -> decision.complete(linkUp(peer)));
+    }
+
+    @Override
+    public void down(String reason) {
+        decided = new CompletableFuture<>();
+        control.execute(this::linkDown);
+    }
+
+    @Override
+    public void apply(int type, int store, long lba, long blocks, int flags, ByteBuf data, Acknowledgement ack) {
+        CompletableFuture<Role> decision = decided;
+        try {
+            storeIo.execute(() -> {
+                String refusal = applyHere(decision, type, store, lba, blocks, flags, data);
+                ack.done(refusal == null, refusal);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            ack.done(false, "node " + node + " is stopping");
+        }
+    }
+
+    @Override
+    public void refused(String what, int store, long lba, long blocks, String why) {
+        String name = store < stores.size() ? stores.get(store).name() : "store " + store;
+        LOG.warn("HA: {} could not apply {} of {} blocks at {} of {}: {}; leaving it behind", peerNode, what, blocks,
+                lba, name, why);
+        link.drop(peerNode + " could not apply a change of " + name);
+    }
+
+    // ------------------------------------------------------------------ Replication (I/O threads)
+
+    @Override
+    public boolean serving() {
+        return role == Role.PRIMARY;
+    }
+
+    @Override
+    public boolean write(int store, long lba, int blockSize, ScatterList src, int length, boolean fua) {
+        return peerIsOurs() && link.write(store, lba, blockSize, src, length, fua);
+    }
+
+    @Override
+    public boolean write(int store, long lba, int blockSize, ByteBuf src, boolean fua) {
+        return peerIsOurs() && link.write(store, lba, blockSize, src, fua);
+    }
+
+    @Override
+    public boolean unmap(int store, long lba, long blocks) {
+        return peerIsOurs() && link.unmap(store, lba, blocks);
+    }
+
+    @Override
+    public boolean flush(int store, long lba, long blocks) {
+        return peerIsOurs() && link.flush(store, lba, blocks);
+    }
+
+    private boolean peerIsOurs() {
+        return peerRole == Role.SECONDARY && link.isUp();
+    }
+
+    @Override
+    public synchronized void notReplicated(String store) throws IOException {
+        if (degraded) {
+            return;
+        }
+        Generation next = state.generation().next(node);
+        Generation since = inSync ? state.generation() : state.trackedSince();
+        NodeStateFile.State s = state.withGeneration(next, since);
+        stateFile.save(s);
+        state = s;
+        degraded = true;
+        inSync = false;
+        LOG.warn("HA node {}: {} is not receiving changes; serving alone (degraded) as generation {}, changes kept "
+                + "for it since generation {}", node, peerNode, next, since);
+    }
+
+    // ------------------------------------------------------------------ transitions (control thread)
+
+    private Role linkUp(Hello peer) {
+        String mismatch = mismatch(peer);
+        if (mismatch != null) {
+            LOG.error("HA: pair {} is inconsistent: {}; ha.backstores must name the same stores, of the same size "
+                    + "and block size, on both nodes", pairId, mismatch);
+            link.drop("inconsistent pair: " + mismatch);
+            return role;
+        }
+        Hello me;
+        synchronized (this) {
+            me = sentHello;
+        }
+        RoleDecision.Outcome outcome = RoleDecision.decide(me, peer, preferred);
+        switch (outcome) {
+            case RoleDecision.ThisNode t -> becomePrimary(peer, me);
+            case RoleDecision.PeerNode p -> becomeSecondary(peer);
+            case RoleDecision.Nobody n -> {
+                LOG.error("HA: neither node of pair {} serves: {}", pairId, n.reason());
+                setRoles(Role.UNDECIDED, peer.primary() ? Role.PRIMARY : Role.UNDECIDED, peer.portGroups());
+            }
+        }
+        return role;
+    }
+
+    /** Why the peer's stores are not this node's, or null. */
+    private String mismatch(Hello peer) {
+        if (peer.stores().size() != stores.size()) {
+            return peerNode + " replicates " + peer.stores().size() + " store(s), " + node + " " + stores.size();
+        }
+        for (int i = 0; i < stores.size(); i++) {
+            ReplicatedBackstore s = stores.get(i);
+            Hello.Store p = peer.stores().get(i);
+            if (!p.name().equals(s.name()) || p.blockSize() != s.info().blockSize()
+                    || p.blockCount() != s.info().blockCount()) {
+                return "store " + (i + 1) + " is " + s.name() + " (" + s.info().blockCount() + " x "
+                        + s.info().blockSize() + " bytes) on " + node + ", " + p.name() + " (" + p.blockCount() + " x "
+                        + p.blockSize() + " bytes) on " + peerNode;
+            }
+        }
+        return null;
+    }
+
+    private void becomePrimary(Hello peer, Hello me) {
+        boolean newPair = me.generation() == 0 && peer.generation() == 0;
+        try {
+            synchronized (this) {
+                if (newPair) {
+                    for (ReplicatedBackstore s : stores) {
+                        state = state.withComplete(s.name(), true); // a new pair starts from this node's contents
+                    }
+                    stateFile.save(state);
+                }
+            }
+        } catch (IOException e) {
+            LOG.error("HA: cannot record the state of node {} in {}: {}", node, stateFile.path(), e.getMessage());
+            link.drop("the state file cannot be written");
+            return;
+        }
+        setRoles(Role.PRIMARY, Role.SECONDARY, peer.portGroups());
+        startResync(peer);
+    }
+
+    private void becomeSecondary(Hello peer) {
+        try {
+            synchronized (this) {
+                for (ReplicatedBackstore s : stores) {
+                    state = state.withComplete(s.name(), false); // until the primary says the copy is whole
+                }
+                stateFile.save(state);
+                inSync = false;
+                degraded = false;
+            }
+        } catch (IOException e) {
+            LOG.error("HA: cannot record the state of node {} in {}: {}", node, stateFile.path(), e.getMessage());
+            link.drop("the state file cannot be written");
+            return;
+        }
+        setRoles(Role.SECONDARY, Role.PRIMARY, peer.portGroups());
+    }
+
+    private void linkDown() {
+        stopResync();
+        setRoles(role, null, peerGroups);
+    }
+
+    private void setRoles(Role mine, Role peers, List<Integer> groups) {
+        Role before = role;
+        role = mine;
+        peerRole = peers;
+        peerGroups = groups;
+        if (before != mine) {
+            LOG.info("HA node {}: {} (was {})", node, mine.name().toLowerCase(), before.name().toLowerCase());
+        }
+        listener.changed(mine, peers, groups);
+    }
+
+    // ------------------------------------------------------------------ resync (primary)
+
+    private void startResync(Hello peer) {
+        Generation theirs = new Generation(peer.generation(), peer.generationNode());
+        List<Integer> full = new ArrayList<>();
+        synchronized (this) {
+            for (ReplicatedBackstore s : stores) {
+                Hello.Store p = peer.stores().get(s.index());
+                boolean known = theirs.equals(state.generation()) || theirs.equals(state.trackedSince());
+                if (p.state() != Hello.DATA_CONSISTENT || !known) {
+                    full.add(s.index());
+                }
+            }
+        }
+        Thread t = Thread.ofPlatform().name("ha-resync").daemon(true).unstarted(() -> resync(full));
+        resync = t;
+        t.start();
+    }
+
+    private void stopResync() {
+        Thread t = resync;
+        if (t != null) {
+            t.interrupt();
+            try {
+                t.join(TimeUnit.SECONDS.toMillis(30));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void resync(List<Integer> full) {
+        long start = System.nanoTime();
+        long copied = 0;
+        try {
+            for (ReplicatedBackstore s : stores) {
+                if (full.contains(s.index())) {
+                    s.log().markAllDirty();
+                }
+                long n = new Resync(s, link, p -> resyncProgress = p).run();
+                if (n < 0) {
+                    return; // the link went down: the next link starts over
+                }
+                copied += n;
+                if (!link.complete(s.index(), s.info().blockCount())) {
+                    return;
+                }
+            }
+            synchronized (this) {
+                state = state.withGeneration(state.generation(), state.generation());
+                stateFile.save(state);
+                inSync = true;
+                degraded = false;
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            LOG.info("HA node {}: {} in sync, {} MiB copied in {} s", node, peerNode, copied >> 20,
+                    String.format("%.1f", seconds));
+        } catch (IOException e) {
+            LOG.error("HA node {}: resync of {} stopped: {}", node, peerNode, e.getMessage());
+            link.drop("resync failed: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            resync = null;
+        }
+    }
+
+    // ------------------------------------------------------------------ applying the peer's changes (secondary)
+
+    private String applyHere(CompletableFuture<Role> decision, int type, int index, long lba, long blocks, int flags,
+                             ByteBuf data) {
+        Role mine;
+        try {
+            mine = decision.get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            return "node " + node + " has not decided its role";
+        }
+        if (mine != Role.SECONDARY) {
+            return "node " + node + " is not a secondary";
+        }
+        if (index >= stores.size()) {
+            return "no store " + index;
+        }
+        ReplicatedBackstore s = stores.get(index);
+        Backstore local = s.local();
+        int bs = s.info().blockSize();
+        if (lba < 0 || blocks < 0 || lba + blocks > s.info().blockCount()
+                || type == LinkHeader.WRITE && blocks * bs > data.capacity()) {
+            return blocks + " blocks at " + lba + " lie outside " + s.name();
+        }
+        try {
+            switch (type) {
+                case LinkHeader.WRITE -> local.write(lba, data.setIndex(0, (int) (blocks * bs)),
+                        (flags & LinkHeader.FLAG_FUA) != 0);
+                case LinkHeader.UNMAP -> unmap(local, lba, blocks);
+                case LinkHeader.FLUSH -> {
+                    local.flush(lba, blocks);
+                    if ((flags & LinkHeader.FLAG_COMPLETE) != 0) {
+                        copyComplete(s);
+                    }
+                }
+                default -> {
+                    return "cannot apply " + LinkHeader.typeName(type);
+                }
+            }
+            return null;
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("HA node {}: cannot apply {} of {} blocks at {} of {}: {}", node, LinkHeader.typeName(type), blocks,
+                    lba, s.name(), e.getMessage());
+            return e.getMessage() == null ? e.toString() : e.getMessage();
+        }
+    }
+
+    /** A store that cannot unmap refuses: the primary then leaves this node behind for those blocks. */
+    private static void unmap(Backstore local, long lba, long blocks) throws IOException {
+        if (local.supportsUnmap()) {
+            local.unmap(lba, blocks);
+            return;
+        }
+        throw new IOException(local.name() + " cannot unmap");
+    }
+
+    private synchronized void copyComplete(ReplicatedBackstore s) throws IOException {
+        NodeStateFile.State next = state.withComplete(s.name(), true);
+        boolean all = true;
+        for (ReplicatedBackstore other : stores) {
+            all &= next.isComplete(other.name());
+        }
+        Hello p = link.peer();
+        if (all && p != null) {
+            Generation g = new Generation(p.generation(), p.generationNode());
+            next = next.withGeneration(g, g); // the same data as the primary's generation
+            inSync = true;
+        }
+        stateFile.save(next);
+        state = next;
+        if (all) {
+            LOG.info("HA node {}: copy of {} whole, generation {}", node, peerNode, state.generation());
+        }
+    }
+
+    /** Says GOODBYE to the peer, stops the threads and closes the dirty-region logs. */
+    @Override
+    public void close() {
+        if (link != null) {
+            link.close();
+        }
+        stopResync();
+        control.shutdown();
+        storeIo.shutdown();
+        try {
+            storeIo.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (ReplicatedBackstore s : stores) {
+            try {
+                s.log().close();
+            } catch (IOException e) {
+                LOG.warn("HA: closing the dirty-region log of {}: {}", s.name(), e.getMessage());
+            }
+        }
+    }
+}

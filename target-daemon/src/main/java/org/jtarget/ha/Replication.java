@@ -1,0 +1,27 @@
+package org.jtarget.ha;
+
+import io.netty.buffer.ByteBuf;
+import org.jtarget.buffer.ScatterList;
+
+/** What a {@link ReplicatedBackstore} asks of its node: whether it may write, and to send changes to the peer. */
+interface Replication {
+
+    /** True while this node is the primary (it takes writes). */
+    boolean serving();
+
+    /** Sends a write to the secondary and waits; false when it was not applied there (the link is down or failed). */
+    boolean write(int store, long lba, int blockSize, ScatterList src, int length, boolean fua);
+
+    /** As the other {@code write}. */
+    boolean write(int store, long lba, int blockSize, ByteBuf src, boolean fua);
+
+    boolean unmap(int store, long lba, long blocks);
+
+    boolean flush(int store, long lba, long blocks);
+
+    /**
+     * A change was not replicated: the node goes on alone (degraded). Before it returns, the node's
+     * new generation is on stable storage, so that the change may be acknowledged.
+     */
+    void notReplicated(String store) throws java.io.IOException;
+}

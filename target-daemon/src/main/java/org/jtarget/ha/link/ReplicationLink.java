@@ -1,0 +1,450 @@
+package org.jtarget.ha.link;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.EventExecutorGroup;
+import org.jtarget.buffer.ScatterList;
+import org.jtarget.fabric.rdma.CompletionPoller;
+import org.jtarget.fabric.rdma.RegisteredMemory;
+import org.jtarget.rdma.ProtectionDomain;
+import org.jtarget.rdma.RdmaDevice;
+import org.jtarget.rdma.RdmaException;
+import org.jtarget.rdma.cm.CmEvent;
+import org.jtarget.rdma.cm.CmId;
+import org.jtarget.rdma.cm.CmListener;
+import org.jtarget.rdma.cm.ConnectionManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The replication link of one node of an HA pair: one RDMA connection to the peer at a time, over
+ * which the primary sends every change of the replicated stores ({@link #write}, {@link #unmap},
+ * {@link #flush}) and waits for the secondary to have applied it, and both send heartbeats. The
+ * node whose name sorts first dials ({@link LinkSettings#dials}), again every heartbeat interval
+ * while there is no link; the other listens and takes only its configured peer. The link is up
+ * once both HELLOs crossed.
+ *
+ * <p>A write waits at most the heartbeat timeout for its answer: within it the peer answers, or
+ * the heartbeats miss and the link goes down, which answers every outstanding request as lost;
+ * the caller then records the blocks as not replicated (degraded).
+ */
+public final class ReplicationLink implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicationLink.class);
+
+    private final LinkSettings settings;
+    private final RdmaDevice device;
+    private final ConnectionManager cm;
+    private final ProtectionDomain pd;
+    private final RegisteredMemory memory;
+    private final EventExecutorGroup loops;
+    private final LinkEvents events;
+    private final ThreadLocal<Ticket> tickets = ThreadLocal.withInitial(Ticket::new);
+    private final Object lock = new Object();
+    private final java.util.Map<CmId, LinkConnection> accepted = new java.util.concurrent.ConcurrentHashMap<>();
+    private CmListener listener;
+    private LinkConnection pending;
+    private volatile LinkConnection up;
+    private volatile boolean closed;
+    private String lastDialFailure;
+
+    public ReplicationLink(LinkSettings settings, RdmaDevice device, ConnectionManager cm, ProtectionDomain pd,
+                           RegisteredMemory memory, EventExecutorGroup loops, LinkEvents events) {
+        this.settings = settings;
+        this.device = device;
+        this.cm = cm;
+        this.pd = pd;
+        this.memory = memory;
+        this.loops = loops;
+        this.events = events;
+    }
+
+    /** Listens for the peer and, if this node dials, starts dialing. */
+    public void start() throws RdmaException {
+        listener = cm.listen(settings.listen(), this::listenerEvent);
+        if (settings.dials()) {
+            long interval = settings.heartbeatInterval().toNanos();
+            loops.scheduleWithFixedDelay(this::dialIfDown, 0, interval, TimeUnit.NANOSECONDS);
+        }
+        LOG.info("HA link of node {}: listening on {}, peer {} at {}{}", settings.node(), listener.localAddress(),
+                settings.peerNode(), settings.peer(), settings.dials() ? " (this node connects)" : " (the peer connects)");
+    }
+
+    /** Where the link listens (the port the system chose for port 0). */
+    public java.net.SocketAddress listenAddress() {
+        return listener.localAddress();
+    }
+
+    public LinkSettings settings() {
+        return settings;
+    }
+
+    /** True while a link with HELLOs exchanged exists. */
+    public boolean isUp() {
+        LinkConnection c = up;
+        return c != null && !c.isGone();
+    }
+
+    /** The peer's HELLO of the current link, or null when down. */
+    public Hello peer() {
+        LinkConnection c = up;
+        return c == null ? null : c.peer();
+    }
+
+    /** Ends the current link ({@code reason} logged at both ends as this node's). */
+    public void drop(String reason) {
+        LinkConnection c = up;
+        if (c != null) {
+            CompletionPoller.onLoop(c.loop(), () -> c.fail(reason));
+        }
+    }
+
+    // ------------------------------------------------------------------ primary: requests
+
+    /**
+     * Sends {@code blocks} blocks at {@code lba} of store {@code store} (its index in the HELLO),
+     * whose bytes are {@code length} bytes of {@code src}, and waits until the peer applied them.
+     *
+     * @return true when the peer applied every block; false when the link is down or went down
+     *         (the blocks may or may not be at the peer)
+     */
+    public boolean write(int store, long lba, int blockSize, ScatterList src, int length, boolean fua) {
+        return send(store, lba, blockSize, src, null, length, fua);
+    }
+
+    /** As {@link #write(int, long, int, ScatterList, int, boolean)}, from a buffer's readable bytes. */
+    public boolean write(int store, long lba, int blockSize, ByteBuf src, boolean fua) {
+        return send(store, lba, blockSize, null, src, src.readableBytes(), fua);
+    }
+
+    /** Unmaps blocks at the peer; as {@link #write}. */
+    public boolean unmap(int store, long lba, long blocks) {
+        return control(LinkHeader.UNMAP, 0, store, lba, blocks);
+    }
+
+    /** Makes blocks durable at the peer; as {@link #write}. */
+    public boolean flush(int store, long lba, long blocks) {
+        return control(LinkHeader.FLUSH, 0, store, lba, blocks);
+    }
+
+    /**
+     * Tells the peer that the resync of the store's {@code blocks} blocks is over: it flushes them
+     * and records its copy as whole before it answers; as {@link #write}.
+     */
+    public boolean complete(int store, long blocks) {
+        return control(LinkHeader.FLUSH, LinkHeader.FLAG_COMPLETE, store, 0, blocks);
+    }
+
+    private boolean send(int store, long lba, int blockSize, ScatterList list, ByteBuf buf, int length, boolean fua) {
+        LinkConnection c = up;
+        if (c == null || c.isGone()) {
+            return false;
+        }
+        Ticket ticket = ticket();
+        int piece = settings.slotSize() - settings.slotSize() % blockSize;
+        boolean allSent = true;
+        for (int offset = 0; offset < length; offset += piece) {
+            int n = Math.min(piece, length - offset);
+            LinkConnection.Outbound o = take(c);
+            if (o == null) {
+                allSent = false;
+                break;
+            }
+            if (list != null) {
+                list.copyTo(offset, o.staging, 0, n);
+            } else {
+                buf.getBytes(buf.readerIndex() + offset, o.staging.clear().limit(n));
+            }
+            fill(o, LinkHeader.WRITE, fua ? LinkHeader.FLAG_FUA : 0, store, lba + offset / blockSize, n / blockSize, n);
+            o.ticket = ticket;
+            c.submit(o);
+        }
+        return finish(ticket, allSent);
+    }
+
+    private boolean control(int type, int flags, int store, long lba, long blocks) {
+        LinkConnection c = up;
+        if (c == null || c.isGone()) {
+            return false;
+        }
+        Ticket ticket = ticket();
+        LinkConnection.Outbound o = take(c);
+        if (o != null) {
+            fill(o, type, flags, store, lba, blocks, 0);
+            o.ticket = ticket;
+            c.submit(o);
+        }
+        return finish(ticket, o != null);
+    }
+
+    private Ticket ticket() {
+        Ticket t = tickets.get();
+        t.reset();
+        return t;
+    }
+
+    private static void fill(LinkConnection.Outbound o, int type, int flags, int store, long lba, long blocks, int dataLength) {
+        o.type = type;
+        o.flags = flags;
+        o.store = store;
+        o.lba = lba;
+        o.blocks = blocks;
+        o.dataLength = dataLength;
+    }
+
+    /** A free request of {@code c}: waits while all are out (the window), at most the heartbeat timeout. */
+    private LinkConnection.Outbound take(LinkConnection c) {
+        try {
+            LinkConnection.Outbound o = c.take(settings.heartbeatTimeout().toNanos());
+            if (o == null && !c.isGone()) {
+                drop("no request slot came free within " + settings.heartbeatTimeout().toMillis() + " ms");
+            }
+            return o;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** Waits for the answers; true when every piece was sent ({@code allSent}) and applied. */
+    private boolean finish(Ticket ticket, boolean allSent) {
+        boolean applied = ticket.await(settings.heartbeatTimeout().toNanos(),
+                () -> drop("no answer from " + settings.peerNode() + " within " + settings.heartbeatTimeout().toMillis() + " ms"));
+        return applied && allSent;
+    }
+
+    // ------------------------------------------------------------------ connections
+
+    private void dialIfDown() {
+        synchronized (lock) {
+            if (closed || up != null || pending != null) {
+                return;
+            }
+        }
+        EventExecutor loop = loops.next();
+        LinkConnection c;
+        try {
+            c = LinkConnection.create(settings, device, pd, memory, loop, this);
+        } catch (RdmaException e) {
+            dialFailed("cannot set the link up: " + e.getMessage());
+            return;
+        }
+        synchronized (lock) {
+            pending = c;
+        }
+        Thread.ofVirtual().name("ha-dial").start(() -> dial(c));
+    }
+
+    private void dial(LinkConnection c) {
+        try {
+            cm.connect(settings.peer(), c.queuePair(), LinkHandshake.request(settings.node(), settings.peerNode()),
+                    e -> CompletionPoller.onLoop(c.loop(), () -> dialerEvent(c, e)));
+        } catch (RdmaException | RuntimeException e) {
+            CompletionPoller.onLoop(c.loop(), () -> {
+                dialFailed(e.getMessage());
+                abandon(c);
+            });
+        }
+    }
+
+    private void dialerEvent(LinkConnection c, CmEvent e) {
+        switch (e.type()) {
+            case ESTABLISHED -> {
+                lastDialFailure = null;
+                c.established(e.id(), withStaging(c));
+            }
+            case REJECTED -> {
+                dialFailed("refused: " + LinkHandshake.describeReject(e.privateData()));
+                abandon(c);
+            }
+            case UNREACHABLE -> {
+                dialFailed("unreachable");
+                abandon(c);
+            }
+            case DISCONNECTED -> c.disconnected();
+            default -> {
+            }
+        }
+    }
+
+    private void dialFailed(String why) {
+        if (!why.equals(lastDialFailure)) {
+            LOG.info("HA link to {} at {}: {} (trying again every {} ms)", settings.peerNode(), settings.peer(), why,
+                    settings.heartbeatInterval().toMillis());
+            lastDialFailure = why;
+        }
+    }
+
+    private void abandon(LinkConnection c) {
+        c.fail("not connected");
+        c.disconnected();
+    }
+
+    /** The listener's events: connect requests, and the DISCONNECTED of the connections it accepted. */
+    private void listenerEvent(CmEvent e) {
+        switch (e.type()) {
+            case CONNECT_REQUEST -> connectRequest(e.id(), e.privateData());
+            case DISCONNECTED -> {
+                LinkConnection c = accepted.remove(e.id());
+                if (c != null) {
+                    CompletionPoller.onLoop(c.loop(), c::disconnected);
+                }
+            }
+            default -> {
+                // ESTABLISHED follows our accept: the connection started before it
+            }
+        }
+    }
+
+    private void connectRequest(CmId id, byte[] data) {
+        LinkHandshake.Request r = LinkHandshake.decodeRequest(data);
+        String refusal = r == null ? "not a jtarget replication request"
+                : !r.from().equals(settings.peerNode()) || !r.to().equals(settings.node())
+                ? "this is node '" + settings.node() + "', paired with '" + settings.peerNode() + "', not a link from '"
+                + r.from() + "' to '" + r.to() + "'"
+                : closed ? "node '" + settings.node() + "' is stopping" : null;
+        if (refusal != null) {
+            LOG.warn("HA link: connection from {} refused: {}", id.remoteAddress(), refusal);
+            id.reject(LinkHandshake.reject(refusal));
+            return;
+        }
+        EventExecutor loop = id.ioExecutor() instanceof EventExecutor io ? io : loops.next();
+        LinkConnection c;
+        try {
+            c = LinkConnection.create(settings, device, pd, memory, loop, this);
+        } catch (RdmaException ex) {
+            LOG.warn("HA link: connection from {} refused: {}", id.remoteAddress(), ex.getMessage());
+            id.reject(LinkHandshake.reject("no resources: " + ex.getMessage()));
+            return;
+        }
+        replaceCurrent("the peer connected again");
+        synchronized (lock) {
+            pending = c;
+        }
+        try {
+            id.accept(c.queuePair(), LinkHandshake.accept());
+            CompletionPoller.onLoop(loop, () -> c.established(id, withStaging(c)));
+        } catch (RdmaException ex) {
+            LOG.warn("HA link: accepting {} failed: {}", id.remoteAddress(), ex.getMessage());
+            CompletionPoller.onLoop(loop, () -> abandon(c));
+        }
+        accepted.put(id, c);
+    }
+
+    /** A peer that connects while an old link is still up has restarted: the old link is dead. */
+    private void replaceCurrent(String why) {
+        LinkConnection old = up;
+        if (old != null) {
+            CompletionPoller.onLoop(old.loop(), () -> old.fail(why));
+        }
+    }
+
+    private Hello withStaging(LinkConnection c) {
+        Hello h = events.hello();
+        return new Hello(h.node(), h.primary(), h.generation(), h.generationNode(), c.stagingRkey(), c.stagingBase(),
+                settings.slotSize(), settings.slotCount(), h.portGroups(), h.stores());
+    }
+
+    // ------------------------------------------------------------------ from the connections (their loop)
+
+    void helloReceived(LinkConnection c, Hello peer) {
+        synchronized (lock) {
+            if (pending == c) {
+                pending = null;
+            }
+            up = c;
+        }
+        LOG.info("HA link to {} up (it {}, generation {}{})", settings.peerNode(),
+                peer.primary() ? "is primary" : "serves nothing yet", peer.generation(),
+                peer.generationNode().isEmpty() ? "" : "@" + peer.generationNode());
+        events.up(peer);
+    }
+
+    void connectionEnded(LinkConnection c, String reason) {
+        boolean wasUp;
+        synchronized (lock) {
+            wasUp = up == c;
+            if (wasUp) {
+                up = null;
+            }
+            if (pending == c) {
+                pending = null;
+            }
+        }
+        if (wasUp) {
+            LOG.warn("HA link to {} down: {}", settings.peerNode(), reason);
+            events.down(reason);
+        }
+    }
+
+    void apply(int type, int store, long lba, long blocks, int flags, ByteBuf data, Acknowledgement ack) {
+        events.apply(type, store, lba, blocks, flags, data, ack);
+    }
+
+    void refused(String what, int store, long lba, long blocks, String why) {
+        events.refused(what, store, lba, blocks, why);
+    }
+
+    /**
+     * Says GOODBYE (so that the peer takes the end for a stop, not a failure), ends every
+     * connection and frees its memory, and stops listening and dialing. Waits for the connections'
+     * loops, at most about a second.
+     */
+    @Override
+    public void close() {
+        List<LinkConnection> all = new ArrayList<>();
+        synchronized (lock) {
+            closed = true;
+            if (up != null) {
+                all.add(up);
+            }
+            if (pending != null && pending != up) {
+                all.add(pending);
+            }
+        }
+        for (LinkConnection c : accepted.values()) {
+            if (!all.contains(c)) {
+                all.add(c);
+            }
+        }
+        if (listener != null) {
+            listener.close();
+        }
+        onEachLoop(all, LinkConnection::goodbye);
+        sleep(100); // lets the GOODBYE leave before the disconnect
+        onEachLoop(all, c -> {
+            c.fail("this node stopped");
+            c.disconnected();
+        });
+    }
+
+    private static void onEachLoop(List<LinkConnection> connections, java.util.function.Consumer<LinkConnection> task) {
+        for (LinkConnection c : connections) {
+            java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+            CompletionPoller.onLoop(c.loop(), () -> {
+                try {
+                    task.accept(c);
+                } finally {
+                    done.complete(null);
+                }
+            });
+            try {
+                done.get(1, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                LOG.debug("HA link: a connection's loop did not answer at close: {}", e.toString());
+            }
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package org.jtarget.ha;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.jtarget.backstore.memory.MemoryBackstore;
+import org.jtarget.backstore.spi.StoreException;
+import org.jtarget.ha.link.LinkProvider;
+import org.jtarget.ha.link.LinkSettings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Two nodes of a pair in one process, over the iwarp provider on 127.0.0.1, each with a memory
+ * store that outlives its node (so that a restart keeps the data, as a file would): the preferred
+ * node of a new pair serves and copies its contents, writes reach the secondary before they
+ * return, a lone primary goes on degraded and later copies only what the peer missed.
+ */
+class PairNodeTest {
+
+    private static final int BLOCK = 512;
+    private static final long BLOCKS = 64L << 20 >> 9; // 64 MiB
+
+    @TempDir
+    Path dir;
+
+    private final List<Runnable> cleanups = new ArrayList<>();
+    private final int portA = freePort();
+    private final int portB = freePort();
+    private final MemoryBackstore storeA = memory();
+    private final MemoryBackstore storeB = memory();
+
+    private static MemoryBackstore memory() {
+        try {
+            return new MemoryBackstore("disk", BLOCK, BLOCKS, true, false, 1 << 20);
+        } catch (StoreException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A running node and what its role listener heard. */
+    private final class Node {
+        final PairNode node;
+        final BlockingQueue<String> roles = new LinkedBlockingQueue<>();
+        final LinkProvider provider;
+        boolean closed;
+
+        Node(String name, String peer, int port, int peerPort, MemoryBackstore store) throws Exception {
+            Path state = dir.resolve(name);
+            DirtyRegionLog log = DirtyRegionLog.open(state, "disk", BLOCKS * BLOCK, 4096, 1024, 16);
+            node = new PairNode(name, peer, "a", "a+b", new NodeStateFile(state.resolve("node.state")),
+                    List.of(new PairNode.StoreSpec("disk", store, false, log)), List.of(name.equals("a") ? 1 : 2), 4,
+                    (role, peerRole, groups) -> roles.add(role + "/" + peerRole + "/" + groups));
+            provider = new LinkProvider(name, 24 << 20);
+            LinkSettings settings = new LinkSettings(name, peer, new InetSocketAddress("127.0.0.1", port),
+                    new InetSocketAddress("127.0.0.1", peerPort), Duration.ofMillis(100), Duration.ofMillis(500),
+                    64 << 10, 8);
+            node.start(provider.link(settings, node));
+            cleanups.add(this::close);
+        }
+
+        ReplicatedBackstore store() {
+            return node.stores().getFirst();
+        }
+
+        String awaitRole(String expected) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            String last = null;
+            while (System.nanoTime() < deadline) {
+                String r = roles.poll(100, TimeUnit.MILLISECONDS);
+                if (r != null) {
+                    last = r;
+                    if (r.equals(expected)) {
+                        return r;
+                    }
+                }
+            }
+            throw new AssertionError("role " + expected + " not reached; last " + last);
+        }
+
+        void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            node.close();
+            provider.close();
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        cleanups.reversed().forEach(Runnable::run);
+    }
+
+    private Node a() throws Exception {
+        return new Node("a", "b", portA, portB, storeA);
+    }
+
+    private Node b() throws Exception {
+        return new Node("b", "a", portB, portA, storeB);
+    }
+
+    private static ByteBuf random(int bytes, long seed) {
+        byte[] d = new byte[bytes];
+        new Random(seed).nextBytes(d);
+        return Unpooled.wrappedBuffer(d);
+    }
+
+    private static byte[] read(MemoryBackstore s, long lba, int blocks) throws Exception {
+        ByteBuf b = Unpooled.buffer(blocks * BLOCK);
+        s.read(lba, blocks, b);
+        byte[] out = new byte[blocks * BLOCK];
+        b.readBytes(out);
+        return out;
+    }
+
+    private static void awaitInSync(Node primary) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!primary.node.describe().contains("in sync") && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(primary.node.describe()).contains("in sync");
+    }
+
+    @Test
+    void aNewPairServesFromThePreferredNodeAndWritesReachTheSecondaryBeforeTheyReturn() throws Exception {
+        storeA.write(0, random(4096, 9), false); // the preferred node's contents become the pair's
+        Node b = b();
+        Node a = a();
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        b.awaitRole("SECONDARY/PRIMARY/[1]");
+        awaitInSync(a);
+        assertThat(read(storeB, 0, 8)).isEqualTo(read(storeA, 0, 8));
+
+        ByteBuf data = random(300 << 10, 1);
+        a.store().write(1000, data.duplicate(), true);
+        assertThat(read(storeB, 1000, 600)).isEqualTo(read(storeA, 1000, 600));
+        a.store().unmap(1000, 8);
+        assertThat(read(storeB, 1000, 8)).isEqualTo(new byte[8 * BLOCK]);
+        a.store().flush(0, BLOCKS);
+
+        assertThatThrownBy(() -> b.store().write(0, random(512, 2), false)).isInstanceOf(StoreException.class)
+                .extracting(e -> ((StoreException) e).kind()).isEqualTo(StoreException.Kind.NOT_SERVED_HERE);
+        assertThat(b.store().info().identitySeed()).isEqualTo(a.store().info().identitySeed()).isEqualTo("ha:a+b:disk");
+    }
+
+    @Test
+    void aLonePrimaryGoesOnDegradedAndLaterCopiesOnlyWhatThePeerMissed() throws Exception {
+        Node b = b();
+        Node a = a();
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        awaitInSync(a);
+        b.close();
+        a.awaitRole("PRIMARY/null/[2]");
+        for (int i = 0; i < 8; i++) {
+            a.store().write(i * 4096L, random(64 << 10, 10 + i), false); // 512 KiB in 8 places, peer gone
+        }
+        assertThat(a.node.describe()).contains("degraded").contains("generation 1@a");
+        assertThat(a.store().log().dirtyBytes()).isEqualTo(512L << 10);
+
+        Node b2 = b();
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        b2.awaitRole("SECONDARY/PRIMARY/[1]");
+        awaitInSync(a);
+        for (int i = 0; i < 8; i++) {
+            assertThat(read(storeB, i * 4096L, 128)).isEqualTo(read(storeA, i * 4096L, 128));
+        }
+        assertThat(a.store().log().isClean()).isTrue();
+        assertThat(b2.node.describe()).contains("generation 1@a");
+    }
+
+    @Test
+    void aSecondaryWhoseCopyIsNotWholeNeverServesAndGetsEverything() throws Exception {
+        Node b = b();
+        Node a = a();
+        awaitInSync(a);
+        a.store().write(0, random(64 << 10, 3), false);
+        a.close();
+        b.close();
+        // b restarts first and alone: it waits, serving nothing
+        Node b2 = b();
+        Thread.sleep(300);
+        assertThat(b2.node.role()).isEqualTo(PairNode.Role.UNDECIDED);
+        assertThatThrownBy(() -> b2.store().write(0, random(512, 4), false)).isInstanceOf(StoreException.class);
+        Node a2 = a();
+        a2.awaitRole("PRIMARY/SECONDARY/[2]");
+        awaitInSync(a2);
+        assertThat(read(storeB, 0, 128)).isEqualTo(read(storeA, 0, 128));
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
