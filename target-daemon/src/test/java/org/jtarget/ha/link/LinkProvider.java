@@ -25,7 +25,7 @@ public final class LinkProvider implements AutoCloseable {
     public final ProtectionDomain pd;
     public final RegisteredMemory memory;
 
-    public LinkProvider(String name, int arenaBytes) throws RdmaException {
+    public LinkProvider(String name, int arenaBytes) throws java.io.IOException, RdmaException {
         pool = new BufferPool(1, PinnedArena.map(arenaBytes, true));
         device = new TcpDevice(name, TcpDevice.DEFAULT_ATTRIBUTES, PinnedMemoryPolicy.withinPinned(pool.pinnedArena()),
                 group, pool.allocator());
