@@ -13,6 +13,8 @@ import org.jtarget.ha.DirtyRegionLog;
 import org.jtarget.ha.NodeStateFile;
 import org.jtarget.ha.PairNode;
 import org.jtarget.ha.ReplicatedBackstore;
+import org.jtarget.ha.Witness;
+import org.jtarget.ha.witness.WitnessClient;
 import org.jtarget.ha.link.LinkSettings;
 import org.jtarget.ha.link.ReplicationLink;
 import org.jtarget.rdma.PinnedMemoryPolicy;
@@ -91,8 +93,10 @@ final class HaRuntime implements AutoCloseable {
                 specs.add(new PairNode.StoreSpec(name, local, bc.type() == BackstoreConfig.Type.MEMORY, log));
             }
             HaRuntime[] self = new HaRuntime[1];
+            Witness witness = !ha.hasWitness() ? null : new Witness(new WitnessClient(ha.witnessHost(), ha.witnessPort(),
+                    ha.heartbeatInterval()), ha.pairId(), ha.node(), ha.heartbeatTimeout());
             PairNode node = new PairNode(ha.node(), ha.peerNode(), ha.preferredPrimary(), ha.pairId(),
-                    new NodeStateFile(dir.resolve("node.state")), specs, ownGroups, writers,
+                    new NodeStateFile(dir.resolve("node.state")), specs, ownGroups, writers, witness,
                     (role, peerRole, peerGroups) -> self[0].showRoles(registry.get(), role, peerRole, peerGroups));
             self[0] = new HaRuntime(ha, node, ownGroups);
             return self[0];

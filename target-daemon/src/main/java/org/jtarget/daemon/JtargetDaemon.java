@@ -27,7 +27,9 @@ public final class JtargetDaemon {
     /** Exit status for a start failure or a stop that did not finish in time. */
     public static final int EXIT_FAILURE = 1;
 
-    static final String USAGE = "usage: jtargetd --config FILE   (run the target daemon; --help shows this)";
+    static final String USAGE = "usage: jtargetd --config FILE   (run the target daemon; --help shows this)\n"
+            + "       jtargetd --witness --listen HOST:PORT [--state-dir DIR]   (the witness of HA pairs: no storage;\n"
+            + "                state in DIR/witness.state, default the current directory)";
 
     /** Grace on top of the shutdown timeout before the launcher stops waiting for the runtime. */
     private static final Duration STOP_GRACE = Duration.ofSeconds(1);
@@ -51,6 +53,9 @@ public final class JtargetDaemon {
      */
     static int run(String[] args, PrintStream out, PrintStream err, DaemonRuntimeFactory factory,
                    Function<Duration, StopRequests> signals) {
+        if (args.length > 0 && args[0].equals("--witness")) {
+            return runWitness(args, err, signals);
+        }
         Path configFile = parseArgs(args, out, err);
         if (configFile == null) {
             return args.length == 1 && args[0].equals("--help") ? 0 : EXIT_CONFIG;
@@ -78,6 +83,58 @@ public final class JtargetDaemon {
         LOG.info("jtargetd stopped");
         stop.stopped();
         return status;
+    }
+
+    /**
+     * {@code jtargetd --witness --listen HOST:PORT [--state-dir DIR]}: the witness of HA pairs
+     * (docs/ha.md) until SIGTERM.
+     */
+    static int runWitness(String[] args, PrintStream err, Function<Duration, StopRequests> signals) {
+        String listen = null;
+        Path stateDir = Path.of(".");
+        for (int i = 1; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--listen" -> listen = args[i + 1];
+                case "--state-dir" -> stateDir = Path.of(args[i + 1]);
+                default -> listen = null;
+            }
+        }
+        java.net.InetSocketAddress address = listen == null || args.length % 2 == 0 ? null : witnessAddress(listen);
+        if (address == null) {
+            err.println(USAGE);
+            return EXIT_CONFIG;
+        }
+        StopRequests stop = signals.apply(Duration.ofSeconds(5));
+        try (org.jtarget.ha.witness.WitnessServer w = org.jtarget.ha.witness.WitnessServer.start(address,
+                stateDir.resolve("witness.state"))) {
+            LOG.info("jtargetd witness started on {}", w.address());
+            awaitStop(stop);
+        } catch (java.io.IOException e) {
+            err.println("jtargetd --witness: " + e.getMessage());
+            stop.stopped();
+            return EXIT_FAILURE;
+        }
+        LOG.info("jtargetd witness stopped");
+        stop.stopped();
+        return 0;
+    }
+
+    /** {@code HOST:PORT} ({@code [v6]:PORT}) as a socket address, or null when it is not one. */
+    private static java.net.InetSocketAddress witnessAddress(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        if (colon <= 0) {
+            return null;
+        }
+        String host = hostPort.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        try {
+            int port = Integer.parseInt(hostPort.substring(colon + 1));
+            return port < 1 || port > 65535 ? null : new java.net.InetSocketAddress(host, port);
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     /** The config path, or null after printing usage (to out for --help, else to err). */

@@ -1,12 +1,9 @@
 package org.jtarget.ha;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -120,17 +117,7 @@ public final class NodeStateFile {
         lines.add("tracked-since " + s.trackedSince().counter() + suffix(s.trackedSince()));
         s.complete().entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(e -> lines.add("store " + e.getKey() + (e.getValue() ? " complete" : " incomplete")));
-        Files.createDirectories(path.getParent());
-        Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            ch.write(java.nio.ByteBuffer.wrap((String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8)));
-            ch.force(true);
-        }
-        Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        try (FileChannel dir = FileChannel.open(path.getParent(), StandardOpenOption.READ)) {
-            dir.force(true);
-        }
+        DurableFiles.replace(path, String.join("\n", lines) + "\n");
     }
 
     private static String suffix(Generation g) {

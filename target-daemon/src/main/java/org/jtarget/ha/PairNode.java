@@ -8,15 +8,19 @@ import org.jtarget.ha.link.Hello;
 import org.jtarget.ha.link.LinkEvents;
 import org.jtarget.ha.link.LinkHeader;
 import org.jtarget.ha.link.ReplicationLink;
+import org.jtarget.ha.witness.WitnessAnswer;
+import org.jtarget.backstore.spi.StoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -76,8 +80,10 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
     private final List<ReplicatedBackstore> stores = new ArrayList<>();
     private final List<Integer> portGroups;
     private final RoleListener listener;
-    private final ExecutorService control = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform()
+    private final ScheduledExecutorService control = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform()
             .name("ha-control").daemon(true).unstarted(r));
+    /** The pair's witness, or null (then a secondary never promotes itself and a lone primary needs no lease). */
+    private final Witness witness;
     private final ExecutorService storeIo;
     private ReplicationLink link;
     private NodeStateFile.State state;
@@ -90,14 +96,21 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
     private volatile CompletableFuture<Role> decided = new CompletableFuture<>();
     private volatile Thread resync;
     private volatile String resyncProgress = "";
+    /** Until when (System.nanoTime) the witness lets this node serve without its peer. */
+    private volatile long leaseUntil = System.nanoTime();
+    /** Since when the link is down (System.nanoTime), for the promotion's wait. */
+    private volatile long downSince = System.nanoTime();
+    /** The peer said GOODBYE (a clean stop, its lease released): no need to wait before a promotion. */
+    private volatile boolean peerStopped;
 
     /**
      * @param writers the threads that may change one store at once (its LU's I/O threads)
      */
     public PairNode(String node, String peerNode, String preferred, String pairId, NodeStateFile stateFile,
-                    List<StoreSpec> specs, List<Integer> portGroups, int writers, RoleListener listener)
-            throws IOException {
+                    List<StoreSpec> specs, List<Integer> portGroups, int writers, Witness witness,
+                    RoleListener listener) throws IOException {
         this.node = node;
+        this.witness = witness;
         this.peerNode = peerNode;
         this.preferred = preferred;
         this.pairId = pairId;
@@ -126,12 +139,19 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         return List.copyOf(stores);
     }
 
-    /** Starts the link; the node serves once it has met its peer. */
+    /**
+     * Starts the link and, with a witness, the lease and promotion checks every heartbeat
+     * interval; the node serves once it has met its peer, or the witness let it serve alone.
+     */
     public void start(ReplicationLink link) throws org.jtarget.rdma.RdmaException {
         this.link = link;
-        LOG.info("HA node {} of pair {}: generation {}, {} replicated store(s); waiting for {}", node, pairId,
-                state.generation(), stores.size(), peerNode);
+        LOG.info("HA node {} of pair {}: generation {}, {} replicated store(s); waiting for {}{}", node, pairId,
+                state.generation(), stores.size(), peerNode, witness == null ? " (no witness: never serves alone)" : "");
         link.start();
+        if (witness != null) {
+            long interval = link.settings().heartbeatInterval().toNanos();
+            control.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.NANOSECONDS);
+        }
     }
 
     public Role role() {
@@ -172,6 +192,8 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
     @Override
     public void down(String reason) {
         decided = new CompletableFuture<>();
+        downSince = System.nanoTime();
+        peerStopped = reason.equals("the peer stopped");
         control.execute(this::linkDown);
     }
 
@@ -198,9 +220,10 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
 
     // ------------------------------------------------------------------ Replication (I/O threads)
 
+    /** The primary serves while its secondary follows it, or while the witness's lease holds. */
     @Override
     public boolean serving() {
-        return role == Role.PRIMARY;
+        return role == Role.PRIMARY && (witness == null || peerIsOurs() || System.nanoTime() - leaseUntil < 0);
     }
 
     @Override
@@ -227,8 +250,17 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         return peerRole == Role.SECONDARY && link.isUp();
     }
 
+    /**
+     * Without a witness the node begins its new generation by itself (its secondary never
+     * promotes, so nobody else can serve). With one, the witness must agree (a promotion), or
+     * the change must not be acknowledged: the peer may be serving already.
+     */
     @Override
     public synchronized void notReplicated(String store) throws IOException {
+        if (witness != null) {
+            goOnAloneWithWitness(store);
+            return;
+        }
         if (degraded) {
             return;
         }
@@ -241,6 +273,110 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         inSync = false;
         LOG.warn("HA node {}: {} is not receiving changes; serving alone (degraded) as generation {}, changes kept "
                 + "for it since generation {}", node, peerNode, next, since);
+    }
+
+    private void goOnAloneWithWitness(String store) throws IOException {
+        if (degraded && System.nanoTime() - leaseUntil < 0) {
+            return;
+        }
+        long asked = System.nanoTime();
+        WitnessAnswer a = degraded ? witness.lease(state.generation()) : witness.promote(state.generation());
+        if (a instanceof WitnessAnswer.Granted g) {
+            if (!degraded) {
+                beginAlone(g.generation(), "its peer " + peerNode + " is not receiving changes");
+            }
+            leaseUntil = asked + TimeUnit.MILLISECONDS.toNanos(witness.leaseMillis());
+            return;
+        }
+        String why = ((WitnessAnswer.Refused) a).reason();
+        LOG.error("HA node {}: {} is not receiving changes and the witness refused to let this node go on alone ({});"
+                + " it stops serving", node, peerNode, why);
+        control.execute(() -> stepDown(why));
+        throw new StoreException(StoreException.Kind.NOT_SERVED_HERE, store + ": node " + node
+                + " may not serve without " + peerNode + ": " + why, null);
+    }
+
+    /** Records the witness's new generation (durable before it serves) and turns degraded. Holds the lock. */
+    private void beginAlone(Generation next, String why) throws IOException {
+        Generation since = inSync || role != Role.PRIMARY ? state.generation() : state.trackedSince();
+        NodeStateFile.State s = state.withGeneration(next, since);
+        stateFile.save(s);
+        state = s;
+        degraded = true;
+        inSync = false;
+        LOG.warn("HA node {}: {}; serving alone (degraded) as generation {}, the witness agreeing; changes kept for "
+                + "{} since generation {}", node, why, next, peerNode, since);
+    }
+
+    // ------------------------------------------------------------------ the witness (control thread)
+
+    /** Every heartbeat interval: the primary renews its lease; a node without its primary may be promoted. */
+    private void tick() {
+        try {
+            if (role == Role.PRIMARY) {
+                renewLease();
+            } else if (!link.isUp()) {
+                maybePromote();
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.error("HA node {}: {}", node, e.toString());
+        }
+    }
+
+    private void renewLease() {
+        long asked = System.nanoTime();
+        WitnessAnswer a = witness.lease(currentGeneration());
+        if (a instanceof WitnessAnswer.Granted) {
+            leaseUntil = asked + TimeUnit.MILLISECONDS.toNanos(witness.leaseMillis());
+        } else if (!peerIsOurs() && System.nanoTime() - leaseUntil >= 0) {
+            stepDown(((WitnessAnswer.Refused) a).reason());
+        }
+    }
+
+    private synchronized Generation currentGeneration() {
+        return state.generation();
+    }
+
+    /**
+     * A node that is not serving and has no link: once the link has been silent for the heartbeat
+     * timeout plus two intervals (the old primary's lease, which it could not renew, has ended by
+     * then even if its clock runs a little slow), and if every store's copy is whole, it asks the
+     * witness to let it serve.
+     */
+    private void maybePromote() throws IOException {
+        Duration wait = link.settings().heartbeatTimeout().plus(link.settings().heartbeatInterval().multipliedBy(2));
+        if (!peerStopped && System.nanoTime() - downSince < wait.toNanos()) {
+            return;
+        }
+        synchronized (this) {
+            for (ReplicatedBackstore s : stores) {
+                if (!state.isComplete(s.name())) {
+                    return; // a partial copy never serves
+                }
+            }
+            long asked = System.nanoTime();
+            WitnessAnswer a = witness.promote(state.generation());
+            if (!(a instanceof WitnessAnswer.Granted g)) {
+                LOG.debug("HA node {}: not promoted: {}", node, ((WitnessAnswer.Refused) a).reason());
+                return;
+            }
+            beginAlone(g.generation(), peerNode + " is gone (" + (peerStopped ? "it stopped" : "no link for "
+                    + wait.toMillis() + " ms") + ")");
+            leaseUntil = asked + TimeUnit.MILLISECONDS.toNanos(witness.leaseMillis());
+        }
+        setRoles(Role.PRIMARY, null, peerGroups);
+    }
+
+    /** This node may no longer serve (the witness gave the pair to the peer, or no lease): standby. */
+    private void stepDown(String why) {
+        if (role != Role.PRIMARY) {
+            return;
+        }
+        LOG.error("HA node {}: stops serving: {}", node, why);
+        synchronized (this) {
+            degraded = false;
+        }
+        setRoles(Role.UNDECIDED, peerRole, peerGroups);
     }
 
     // ------------------------------------------------------------------ transitions (control thread)
@@ -482,14 +618,20 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         }
     }
 
-    /** Says GOODBYE to the peer, stops the threads and closes the dirty-region logs. */
+    /** Says GOODBYE to the peer, gives the witness's lease up, stops the threads and closes the dirty-region logs. */
     @Override
     public void close() {
+        control.shutdownNow();
         if (link != null) {
             link.close();
         }
+        if (witness != null) {
+            if (role == Role.PRIMARY) {
+                witness.release();
+            }
+            witness.close();
+        }
         stopResync();
-        control.shutdown();
         storeIo.shutdown();
         try {
             storeIo.awaitTermination(10, TimeUnit.SECONDS);

@@ -146,6 +146,41 @@ class JtargetDaemonTest {
     }
 
     @Test
+    void theWitnessModeAnswersLeasesUntilStopped() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        ExecutorService exec = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> status = exec.submit(() -> run(new FakeRuntime(), "--witness", "--listen",
+                    "127.0.0.1:" + port, "--state-dir", dir.toString()));
+            org.jtarget.ha.witness.WitnessAnswer answer = null;
+            for (int i = 0; i < 100 && !(answer instanceof org.jtarget.ha.witness.WitnessAnswer.Granted); i++) {
+                Thread.sleep(50);
+                try (org.jtarget.ha.witness.WitnessClient c = new org.jtarget.ha.witness.WitnessClient("127.0.0.1", port,
+                        Duration.ofSeconds(1))) {
+                    answer = c.ask(org.jtarget.ha.witness.WitnessRequest.decode("LEASE a+b a 0 - 1000"));
+                }
+            }
+            assertThat(answer).isInstanceOf(org.jtarget.ha.witness.WitnessAnswer.Granted.class);
+            assertThat(dir.resolve("witness.state")).content().contains("pair a+b 0 - 1000 a");
+            stop.requested.countDown();
+            assertThat(status.get(30, TimeUnit.SECONDS)).isZero();
+        } finally {
+            exec.shutdownNow();
+        }
+    }
+
+    @Test
+    void theWitnessModeNeedsAListenAddress() {
+        assertThat(run(new FakeRuntime(), "--witness")).isEqualTo(2);
+        assertThat(run(new FakeRuntime(), "--witness", "--listen", "nowhere")).isEqualTo(2);
+        assertThat(run(new FakeRuntime(), "--witness", "--listen", "127.0.0.1:1", "--state-dir")).isEqualTo(2);
+        assertThat(err()).contains("--witness --listen HOST:PORT");
+    }
+
+    @Test
     void runsUntilAStopIsRequestedThenStopsAndExitsZero() throws Exception {
         Path file = config(CONFIG);
         FakeRuntime runtime = new FakeRuntime();

@@ -6,6 +6,8 @@ import org.jtarget.backstore.memory.MemoryBackstore;
 import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.ha.link.LinkProvider;
 import org.jtarget.ha.link.LinkSettings;
+import org.jtarget.ha.witness.WitnessClient;
+import org.jtarget.ha.witness.WitnessServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,10 +62,17 @@ class PairNodeTest {
         boolean closed;
 
         Node(String name, String peer, int port, int peerPort, MemoryBackstore store) throws Exception {
+            this(name, peer, port, peerPort, store, 0);
+        }
+
+        /** With the witness at {@code witnessPort} (0: none). */
+        Node(String name, String peer, int port, int peerPort, MemoryBackstore store, int witnessPort) throws Exception {
             Path state = dir.resolve(name);
+            Witness witness = witnessPort == 0 ? null : new Witness(new WitnessClient("127.0.0.1", witnessPort,
+                    Duration.ofMillis(100)), "a+b", name, Duration.ofMillis(500));
             DirtyRegionLog log = DirtyRegionLog.open(state, "disk", BLOCKS * BLOCK, 4096, 1024, 16);
             node = new PairNode(name, peer, "a", "a+b", new NodeStateFile(state.resolve("node.state")),
-                    List.of(new PairNode.StoreSpec("disk", store, false, log)), List.of(name.equals("a") ? 1 : 2), 4,
+                    List.of(new PairNode.StoreSpec("disk", store, false, log)), List.of(name.equals("a") ? 1 : 2), 4, witness,
                     (role, peerRole, groups) -> roles.add(role + "/" + peerRole + "/" + groups));
             provider = new LinkProvider(name, 24 << 20);
             LinkSettings settings = new LinkSettings(name, peer, new InetSocketAddress("127.0.0.1", port),
@@ -201,6 +210,95 @@ class PairNodeTest {
         a2.awaitRole("PRIMARY/SECONDARY/[2]");
         awaitInSync(a2);
         assertThat(read(storeB, 0, 128)).isEqualTo(read(storeA, 0, 128));
+    }
+
+    // ------------------------------------------------------------------ with a witness
+
+    private WitnessServer witness() throws Exception {
+        WitnessServer w = WitnessServer.start(new InetSocketAddress("127.0.0.1", 0), dir.resolve("witness.state"));
+        cleanups.add(() -> {
+            try {
+                w.close();
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        return w;
+    }
+
+    private CuttableProxy proxy(int port) throws Exception {
+        CuttableProxy p = new CuttableProxy(port);
+        cleanups.add(() -> {
+            try {
+                p.close();
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        return p;
+    }
+
+    @Test
+    void aPrimaryCutOffFromPeerAndWitnessStepsDownAndTheSecondaryIsPromotedWithEveryAcknowledgedWrite() throws Exception {
+        int w = witness().address().getPort();
+        CuttableProxy aToWitness = proxy(w);
+        CuttableProxy aToB = proxy(portB); // a dials b: the link goes through here
+        Node b = new Node("b", "a", portB, portA, storeB, w);
+        Node a = new Node("a", "b", portA, aToB.port(), storeA, aToWitness.port());
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        awaitInSync(a);
+        a.store().write(2048, random(64 << 10, 21), true);
+
+        aToB.cut();
+        aToWitness.cut(); // a is alone: no peer, no witness
+        b.awaitRole("PRIMARY/null/[1]");
+        a.awaitRole("UNDECIDED/null/[2]");
+        assertThat(read(storeB, 2048, 128)).as("what a acknowledged is on b").isEqualTo(read(storeA, 2048, 128));
+        assertThatThrownBy(() -> a.store().write(0, random(4096, 22), false)).isInstanceOf(StoreException.class);
+        b.store().write(4096, random(4096, 23), false);
+        assertThat(b.node.describe()).contains("generation 1@b");
+
+        aToB.restore();
+        aToWitness.restore();
+        a.awaitRole("SECONDARY/PRIMARY/[2]");
+        awaitInSync(b);
+        assertThat(read(storeA, 4096, 8)).isEqualTo(read(storeB, 4096, 8));
+        assertThat(read(storeA, 0, 8)).as("a's refused write is replaced by b's data").isEqualTo(read(storeB, 0, 8));
+    }
+
+    @Test
+    void aPrimaryThatStillReachesTheWitnessKeepsThePairAndTheSecondaryIsNotPromoted() throws Exception {
+        int w = witness().address().getPort();
+        CuttableProxy aToB = proxy(portB);
+        Node b = new Node("b", "a", portB, portA, storeB, w);
+        Node a = new Node("a", "b", portA, aToB.port(), storeA, w);
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        awaitInSync(a);
+        aToB.cut();
+        a.store().write(0, random(4096, 31), false); // a goes on alone: the witness agrees
+        assertThat(a.node.describe()).contains("degraded").contains("generation 1@a");
+        Thread.sleep(2000); // four heartbeat timeouts
+        assertThat(b.node.role()).as("no split brain").isNotEqualTo(PairNode.Role.PRIMARY);
+        assertThatThrownBy(() -> b.store().write(0, random(4096, 32), false)).isInstanceOf(StoreException.class);
+        aToB.restore();
+        b.awaitRole("SECONDARY/PRIMARY/[1]");
+        awaitInSync(a);
+        assertThat(read(storeB, 0, 8)).isEqualTo(read(storeA, 0, 8));
+    }
+
+    @Test
+    void aPrimaryThatStopsCleanlyHandsOverAtOnce() throws Exception {
+        int w = witness().address().getPort();
+        Node b = new Node("b", "a", portB, portA, storeB, w);
+        Node a = new Node("a", "b", portA, portB, storeA, w);
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        awaitInSync(a);
+        long start = System.nanoTime();
+        a.close();
+        b.awaitRole("PRIMARY/null/[1]");
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("no wait for the lease")
+                .isLessThan(500);
+        b.store().write(0, random(4096, 41), false);
     }
 
     private static int freePort() {

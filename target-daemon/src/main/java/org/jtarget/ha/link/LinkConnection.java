@@ -534,6 +534,20 @@ final class LinkConnection {
             id.disconnect();
         }
         link.connectionEnded(this, endReason);
+        releaseLater();
+    }
+
+    /**
+     * The connection manager's DISCONNECTED normally frees the connection; this frees it anyway a
+     * second after the end (a connection whose transport never came up may send no such event), when
+     * the queue pair has long flushed and no byte can be placed any more.
+     */
+    private void releaseLater() {
+        try {
+            loop.schedule(this::releaseIfIdle, 1, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+            releaseIfIdle();
+        }
     }
 
     /** The connection manager says the connection is down. Loop. */
