@@ -32,6 +32,10 @@ public interface DaemonRuntime {
      * Applies {@code next} to the running daemon (SIGHUP). A change it cannot apply live is a
      * {@link ConfigException} naming the key, and then nothing has changed.
      */
+    /** A planned HA switchover (SIGUSR1): the primary hands over to its peer; else a WARN line. */
+    default void switchover() {
+    }
+
     default void reload(JtargetConfig next) throws Exception {
         throw new ConfigException(next.source().toString(), "", "this runtime cannot reload; restart the daemon");
     }

@@ -78,6 +78,7 @@ public final class JtargetDaemon {
         }
         LOG.info("jtargetd started");
         stop.onReload(() -> reload(runtime, configFile));
+        stop.onSwitchover(runtime::switchover);
         awaitStop(stop);
         int status = stopBounded(runtime, timeout);
         LOG.info("jtargetd stopped");

@@ -71,9 +71,29 @@ final class ShutdownSignals implements StopRequests {
         } catch (IllegalArgumentException | UnsupportedOperationException e) {
             LOG.debug("cannot handle SIGHUP ({}); no config reload", e.toString());
         }
+        try {
+            Signal.handle(new Signal("USR1"), s -> signals.switchover());
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            LOG.debug("cannot handle SIGUSR1 ({}); no HA switchover by signal", e.toString());
+        }
         Thread hook = new Thread(() -> signals.hook(hookWait), "jtargetd-shutdown-hook");
         Runtime.getRuntime().addShutdownHook(hook);
         return signals;
+    }
+
+    private volatile Runnable switchover;
+
+    @Override
+    public void onSwitchover(Runnable task) {
+        this.switchover = task;
+    }
+
+    private void switchover() {
+        Runnable task = switchover;
+        LOG.info("SIGUSR1 received: HA switchover{}", task == null ? " (not running yet: ignored)" : "");
+        if (task != null) {
+            Thread.ofPlatform().name("jtargetd-switchover").daemon().start(task);
+        }
     }
 
     private void request(String why) {

@@ -10,6 +10,10 @@ public interface StopRequests {
     default void onReload(Runnable reload) {
     }
 
+    /** Runs {@code switchover} on each switchover request (SIGUSR1: an HA primary hands over). */
+    default void onSwitchover(Runnable switchover) {
+    }
+
     /** Blocks until a stop is requested (SIGTERM, SIGINT, JVM shutdown). */
     void await() throws InterruptedException;
 

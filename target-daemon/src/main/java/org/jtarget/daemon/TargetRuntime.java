@@ -79,7 +79,7 @@ public final class TargetRuntime implements DaemonRuntime {
     /** The {@code rdma:} store endpoints, or null when the config has none. */
     private RdmaEndpointRuntime rdma;
     /** This node of an HA pair, or null when the config has no {@code ha:} section. */
-    private HaRuntime ha;
+    private volatile HaRuntime ha; // volatile: a switchover request reads it from the signal thread
     /** The live targets, their LUs and ACLs (EXTENDED COPY may copy between any of their LUs). */
     private volatile TargetRegistry registry; // volatile: SRP logins look targets up from the connection manager's thread
     private MediumWatch mediumWatch;
@@ -358,6 +358,16 @@ public final class TargetRuntime implements DaemonRuntime {
     /** {@code host:port} as the config writes it: an IPv6 literal in brackets. */
     static String hostPort(String host, int port) {
         return host.contains(":") ? "[" + host + "]:" + port : host + ":" + port;
+    }
+
+    @Override
+    public void switchover() {
+        HaRuntime node = ha;
+        if (node == null) {
+            LOG.warn("switchover requested, but this daemon has no ha: section");
+            return;
+        }
+        node.node().switchover();
     }
 
     @Override

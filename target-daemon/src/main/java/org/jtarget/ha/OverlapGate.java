@@ -48,4 +48,20 @@ final class OverlapGate {
         held[ticket] = false;
         notifyAll();
     }
+
+    /** Waits until no range is held, at most {@code timeoutMillis}; true when none is. */
+    synchronized boolean awaitIdle(long timeoutMillis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        while (true) {
+            boolean any = false;
+            for (boolean h : held) {
+                any |= h;
+            }
+            long left = deadline - System.currentTimeMillis();
+            if (!any || left <= 0) {
+                return !any;
+            }
+            wait(left);
+        }
+    }
 }

@@ -47,6 +47,8 @@ import java.util.concurrent.TimeUnit;
 public final class PairNode implements LinkEvents, Replication, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PairNode.class);
+    /** How long a pair found inconsistent waits before it meets again (a config fixed on one node, restarted). */
+    static final Duration INCONSISTENT_PAIR_RETRY = Duration.ofSeconds(30);
 
     /** What this node does for the pair. */
     public enum Role {
@@ -148,17 +150,56 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         LOG.info("HA node {} of pair {}: generation {}, {} replicated store(s); waiting for {}{}", node, pairId,
                 state.generation(), stores.size(), peerNode, witness == null ? " (no witness: never serves alone)" : "");
         link.start();
-        if (witness != null) {
-            long interval = link.settings().heartbeatInterval().toNanos();
-            control.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.NANOSECONDS);
-        }
+        long interval = link.settings().heartbeatInterval().toNanos();
+        control.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.NANOSECONDS);
     }
 
     public Role role() {
         return role;
     }
 
-    /** One line for status output: role, peer, generation, resync progress. */
+    /**
+     * The status lines (also in {@code status} beside the state file, rewritten when they change):
+     * the node's role and generation, the peer's state and resync progress, the witness lease,
+     * and per store whether its copy is whole and how much the peer lacks.
+     */
+    public synchronized String status() {
+        StringBuilder b = new StringBuilder(describe()).append('\n');
+        if (witness != null) {
+            long ms = (leaseUntil - System.nanoTime()) / 1_000_000;
+            b.append("witness lease: ").append(role == Role.PRIMARY && ms > 0 ? "held for " + ms + " ms more" : "none")
+                    .append('\n');
+        }
+        for (ReplicatedBackstore s : stores) {
+            b.append("store ").append(s.name()).append(": ")
+                    .append(state.isComplete(s.name()) ? "whole" : "incomplete (not to be served)")
+                    .append(", ").append(s.log().dirtyBytes() >> 20).append(" MiB changed here that ")
+                    .append(peerNode).append(" may lack\n");
+        }
+        return b.toString();
+    }
+
+    private String lastStatus = "";
+
+    /** Rewrites the status file when the status changed (not durable: it is for people and scripts). */
+    private void writeStatus() {
+        String now = status();
+        if (now.equals(lastStatus)) {
+            return;
+        }
+        lastStatus = now;
+        java.nio.file.Path file = stateFile.path().resolveSibling("status");
+        java.nio.file.Path tmp = stateFile.path().resolveSibling("status.tmp");
+        try {
+            java.nio.file.Files.writeString(tmp, now);
+            java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            LOG.debug("HA status file {}: {}", file, e.getMessage());
+        }
+    }
+
+    /** One line for logs: role, peer, generation, resync progress. */
     public synchronized String describe() {
         String peer = peerRole == null ? "peer " + peerNode + " not connected"
                 : "peer " + peerNode + " " + peerRole.name().toLowerCase() + (resync != null ? ", " + resyncProgress
@@ -208,6 +249,66 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         } catch (java.util.concurrent.RejectedExecutionException stopping) {
             ack.done(false, "node " + node + " is stopping");
         }
+    }
+
+    /** The primary handed the pair over (a planned switchover): this node serves from now on. */
+    @Override
+    public void handover() {
+        control.execute(() -> {
+            if (role != Role.SECONDARY) {
+                LOG.warn("HA node {}: {} handed the pair over, but this node is {}", node, peerNode,
+                        role.name().toLowerCase());
+                return;
+            }
+            synchronized (this) {
+                inSync = true;
+                degraded = false;
+                leaseUntil = System.nanoTime(); // the next tick asks the witness, if any
+            }
+            LOG.info("HA node {}: takes over from {} (planned switchover), generation {}", node, peerNode,
+                    currentGeneration());
+            setRoles(Role.PRIMARY, Role.SECONDARY, peerGroups);
+        });
+    }
+
+    /**
+     * A planned switchover (SIGUSR1 to the daemon): the primary, in sync with its connected peer,
+     * stops taking changes, waits until every change in flight was applied at the peer, gives its
+     * lease up and tells the peer to serve; it stays as the secondary. Refused, with a WARN line
+     * saying why, on a node that is not such a primary.
+     */
+    public void switchover() {
+        control.execute(this::handOver);
+    }
+
+    private void handOver() {
+        String refusal = role != Role.PRIMARY ? "this node is " + role.name().toLowerCase()
+                : !peerIsOurs() ? peerNode + " is not connected"
+                : resync != null || !inSync ? peerNode + " is not in sync yet" : null;
+        if (refusal != null) {
+            LOG.warn("HA node {}: switchover refused: {}", node, refusal);
+            return;
+        }
+        role = Role.SECONDARY; // new changes are refused from here (04/0A: the initiator retries)
+        try {
+            for (ReplicatedBackstore s : stores) {
+                if (!s.awaitIdle(link.settings().heartbeatTimeout().toMillis())) {
+                    throw new IllegalStateException("changes of " + s.name() + " still in flight");
+                }
+            }
+            if (!link.handover()) {
+                throw new IllegalStateException("the link to " + peerNode + " went down");
+            }
+        } catch (InterruptedException | IllegalStateException e) {
+            role = Role.PRIMARY;
+            LOG.error("HA node {}: switchover abandoned, still primary: {}", node, e.getMessage());
+            return;
+        }
+        if (witness != null) {
+            witness.release();
+        }
+        LOG.info("HA node {}: handed the pair over to {} (planned switchover)", node, peerNode);
+        setRoles(Role.SECONDARY, Role.PRIMARY, peerGroups);
     }
 
     @Override
@@ -310,14 +411,18 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
 
     // ------------------------------------------------------------------ the witness (control thread)
 
-    /** Every heartbeat interval: the primary renews its lease; a node without its primary may be promoted. */
+    /**
+     * Every heartbeat interval: with a witness, the primary renews its lease and a node without its
+     * primary may be promoted; the status file is brought up to date.
+     */
     private void tick() {
         try {
-            if (role == Role.PRIMARY) {
+            if (witness != null && role == Role.PRIMARY) {
                 renewLease();
-            } else if (!link.isUp()) {
+            } else if (witness != null && !link.isUp()) {
                 maybePromote();
             }
+            writeStatus();
         } catch (IOException | RuntimeException e) {
             LOG.error("HA node {}: {}", node, e.toString());
         }
@@ -385,8 +490,9 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         String mismatch = mismatch(peer);
         if (mismatch != null) {
             LOG.error("HA: pair {} is inconsistent: {}; ha.backstores must name the same stores, of the same size "
-                    + "and block size, on both nodes", pairId, mismatch);
-            link.drop("inconsistent pair: " + mismatch);
+                    + "and block size, on both nodes (trying again in {} s)", pairId, mismatch,
+                    INCONSISTENT_PAIR_RETRY.toSeconds());
+            link.drop("inconsistent pair: " + mismatch, INCONSISTENT_PAIR_RETRY);
             return role;
         }
         Hello me;
@@ -438,6 +544,9 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
             LOG.error("HA: cannot record the state of node {} in {}: {}", node, stateFile.path(), e.getMessage());
             link.drop("the state file cannot be written");
             return;
+        }
+        synchronized (this) {
+            inSync = false; // until the resync below has run
         }
         setRoles(Role.PRIMARY, Role.SECONDARY, peer.portGroups());
         startResync(peer);
@@ -548,13 +657,12 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
 
     private String applyHere(CompletableFuture<Role> decision, int type, int index, long lba, long blocks, int flags,
                              ByteBuf data) {
-        Role mine;
         try {
-            mine = decision.get(30, TimeUnit.SECONDS);
+            decision.get(30, TimeUnit.SECONDS); // the role this link decided is in place
         } catch (Exception e) {
             return "node " + node + " has not decided its role";
         }
-        if (mine != Role.SECONDARY) {
+        if (role != Role.SECONDARY) {
             return "node " + node + " is not a secondary";
         }
         if (index >= stores.size()) {

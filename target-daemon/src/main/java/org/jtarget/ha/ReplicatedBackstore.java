@@ -199,4 +199,9 @@ public final class ReplicatedBackstore extends ForwardingBackstore {
     void release(int ticket) {
         gate.leave(ticket);
     }
+
+    /** Waits until no change is in flight (a switchover), at most {@code timeoutMillis}; true when none is. */
+    boolean awaitIdle(long timeoutMillis) throws InterruptedException {
+        return gate.awaitIdle(timeoutMillis);
+    }
 }

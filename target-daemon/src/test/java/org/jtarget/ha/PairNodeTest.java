@@ -301,6 +301,46 @@ class PairNodeTest {
         b.store().write(0, random(4096, 41), false);
     }
 
+    @Test
+    void aPlannedSwitchoverHandsThePairOverWithNothingToCopyAndTheStatusFileSaysSo() throws Exception {
+        int w = witness().address().getPort();
+        Node b = new Node("b", "a", portB, portA, storeB, w);
+        Node a = new Node("a", "b", portA, portB, storeA, w);
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        awaitInSync(a);
+        a.store().write(0, random(8192, 51), false);
+        a.node.switchover();
+        b.awaitRole("PRIMARY/SECONDARY/[1]");
+        a.awaitRole("SECONDARY/PRIMARY/[2]");
+        assertThatThrownBy(() -> a.store().write(0, random(512, 52), false)).isInstanceOf(StoreException.class);
+        b.store().write(64, random(8192, 53), true);
+        assertThat(read(storeA, 64, 16)).as("the new primary replicates to the old one").isEqualTo(read(storeB, 64, 16));
+        assertThat(b.node.describe()).contains("generation 0").doesNotContain("degraded");
+        Path status = dir.resolve("b").resolve("status");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!(java.nio.file.Files.exists(status) && java.nio.file.Files.readString(status).contains("HA node b: primary"))
+                && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(status).content().contains("HA node b: primary").contains("peer a secondary")
+                .contains("witness lease: held").contains("store disk: whole");
+        b.node.switchover(); // and back
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        a.node.switchover();
+        b.awaitRole("PRIMARY/SECONDARY/[1]");
+    }
+
+    @Test
+    void aSwitchoverIsRefusedOnASecondary() throws Exception {
+        Node b = b();
+        Node a = a();
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        b.node.switchover();
+        Thread.sleep(300);
+        assertThat(a.node.role()).isEqualTo(PairNode.Role.PRIMARY);
+        assertThat(b.node.role()).isEqualTo(PairNode.Role.SECONDARY);
+    }
+
     private static int freePort() {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();

@@ -380,6 +380,10 @@ final class LinkConnection {
                 endReason = "the peer stopped";
                 yield null;
             }
+            case LinkHeader.HANDOVER -> {
+                link.handoverReceived();
+                yield null;
+            }
             case LinkHeader.WRITE, LinkHeader.UNMAP, LinkHeader.FLUSH -> request(b, type);
             case LinkHeader.ACK -> ack(b);
             default -> "unknown message " + LinkHeader.typeName(type);
@@ -482,6 +486,19 @@ final class LinkConnection {
         }
     }
 
+    /**
+     * Sends HANDOVER (in the HELLO's buffer, long free: HELLO is the first message and is not sent
+     * again on a connection); false when the connection is gone. Loop.
+     */
+    boolean handover() {
+        if (gone) {
+            return false;
+        }
+        ByteBuf h = helloBuffer.clear();
+        LinkHeader.write(h, LinkHeader.HANDOVER, 0, 0, 0, 0, 0, 0, 0);
+        return postSend(HELLO, h, "replication HANDOVER");
+    }
+
     /** Says GOODBYE (a clean stop), so that the peer does not take the end for a failure. Loop. */
     void goodbye() {
         if (!gone && !heartbeatInFlight) {
@@ -566,7 +583,11 @@ final class LinkConnection {
     private void release() {
         released = true;
         gone = true;
-        qp.destroy();
+        try {
+            qp.destroy();
+        } catch (RuntimeException e) {
+            // the device is closed already: its queue pairs are gone with it; the memory still goes back
+        }
         receives.releaseAll();
         if (inboundRegion != null) {
             try {

@@ -23,6 +23,9 @@ public interface LinkEvents {
      */
     void apply(int type, int store, long lba, long blocks, int flags, ByteBuf data, Acknowledgement ack);
 
+    /** The peer, the primary, hands the pair over to this node (a planned switchover). */
+    void handover();
+
     /** The peer refused a request of this node (its store failed): for the log. */
     void refused(String what, int store, long lba, long blocks, String why);
 }

@@ -36,6 +36,11 @@ public final class LinkHeader {
     public static final int ACK = 6;
     /** The sender stops (a clean shutdown): the link ending next is no failure of the sender. */
     public static final int GOODBYE = 7;
+    /**
+     * A planned switchover: the sender, the primary, stopped taking changes and every change it
+     * acknowledged was applied here; the receiver serves from now on.
+     */
+    public static final int HANDOVER = 8;
 
     /** WRITE flag: force unit access (the data is durable when acknowledged). */
     public static final int FLAG_FUA = 1;
@@ -100,6 +105,7 @@ public final class LinkHeader {
             case FLUSH -> "FLUSH";
             case ACK -> "ACK";
             case GOODBYE -> "GOODBYE";
+            case HANDOVER -> "HANDOVER";
             default -> "type " + type;
         };
     }

@@ -50,6 +50,8 @@ public final class ReplicationLink implements AutoCloseable {
     private LinkConnection pending;
     private volatile LinkConnection up;
     private volatile boolean closed;
+    /** Not before this (System.nanoTime) does the node dial again, after a {@link #drop(String, java.time.Duration)}. */
+    private volatile long nextDial = System.nanoTime();
     private String lastDialFailure;
 
     public ReplicationLink(LinkSettings settings, RdmaDevice device, ConnectionManager cm, ProtectionDomain pd,
@@ -93,6 +95,16 @@ public final class ReplicationLink implements AutoCloseable {
     public Hello peer() {
         LinkConnection c = up;
         return c == null ? null : c.peer();
+    }
+
+    /**
+     * Ends the current link and, if this node dials, waits {@code holdOff} before it dials again
+     * (a pair that cannot work, e.g. inconsistent stores, would otherwise meet and part every
+     * heartbeat interval, logging each time).
+     */
+    public void drop(String reason, java.time.Duration holdOff) {
+        nextDial = System.nanoTime() + holdOff.toNanos();
+        drop(reason);
     }
 
     /** Ends the current link ({@code reason} logged at both ends as this node's). */
@@ -221,7 +233,7 @@ public final class ReplicationLink implements AutoCloseable {
 
     private void dialIfDown() {
         synchronized (lock) {
-            if (closed || up != null || pending != null) {
+            if (closed || up != null || pending != null || System.nanoTime() - nextDial < 0) {
                 return;
             }
         }
@@ -383,6 +395,29 @@ public final class ReplicationLink implements AutoCloseable {
 
     void apply(int type, int store, long lba, long blocks, int flags, ByteBuf data, Acknowledgement ack) {
         events.apply(type, store, lba, blocks, flags, data, ack);
+    }
+
+    void handoverReceived() {
+        LOG.info("HA link: {} hands the pair over to this node", settings.peerNode());
+        events.handover();
+    }
+
+    /**
+     * Tells the peer it serves from now on (a planned switchover); the caller has stopped taking
+     * changes and every change it acknowledged was applied at the peer. False when the link is down.
+     */
+    public boolean handover() {
+        LinkConnection c = up;
+        if (c == null) {
+            return false;
+        }
+        java.util.concurrent.CompletableFuture<Boolean> sent = new java.util.concurrent.CompletableFuture<>();
+        CompletionPoller.onLoop(c.loop(), () -> sent.complete(c.handover()));
+        try {
+            return sent.get(settings.heartbeatTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            return false;
+        }
     }
 
     void refused(String what, int store, long lba, long blocks, String why) {

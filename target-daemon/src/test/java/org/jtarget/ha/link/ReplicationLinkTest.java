@@ -43,6 +43,7 @@ class ReplicationLinkTest {
         final BlockingQueue<Hello> ups = new LinkedBlockingQueue<>();
         final BlockingQueue<String> downs = new LinkedBlockingQueue<>();
         final BlockingQueue<String> refusals = new LinkedBlockingQueue<>();
+        final BlockingQueue<String> handovers = new LinkedBlockingQueue<>();
         final AtomicBoolean failApply = new AtomicBoolean();
         final AtomicBoolean silent = new AtomicBoolean();
         final List<Long> applied = new CopyOnWriteArrayList<>();
@@ -90,6 +91,11 @@ class ReplicationLinkTest {
                 applied.add(lba);
                 ack.done(true, null);
             });
+        }
+
+        @Override
+        public void handover() {
+            handovers.add(name);
         }
 
         @Override
@@ -174,6 +180,15 @@ class ReplicationLinkTest {
         assertThat(p[0].link.write(0, 0, BLOCK, Unpooled.wrappedBuffer(new byte[4096]), false)).isFalse();
         assertThat(p[0].refusals.poll(5, TimeUnit.SECONDS)).isEqualTo("WRITE 0: medium error at 0");
         assertThat(p[0].link.isUp()).as("a refused write is the peer's store's failure, not the link's").isTrue();
+    }
+
+    @Test
+    void aHandoverReachesThePeerAndNotTheSender() throws Exception {
+        Node[] p = pair();
+        assertThat(p[0].link.handover()).isTrue();
+        assertThat(p[1].handovers.poll(5, TimeUnit.SECONDS)).isEqualTo("b");
+        assertThat(p[0].handovers).isEmpty();
+        assertThat(p[0].link.write(0, 0, BLOCK, Unpooled.wrappedBuffer(new byte[BLOCK]), false)).as("the link goes on").isTrue();
     }
 
     @Test
