@@ -34,7 +34,6 @@ class ExtendedCopyIT {
     private static final int CSCD_LENGTH = 32;
     private static final int SEGMENT_LENGTH = 28;
     private static final int HEADER_LENGTH = 16;
-    private static final int NAA_LENGTH = 16;
 
     @RegisterExtension
     static final DaemonExtension DAEMON = DaemonExtension.withRdmaPortals(portals -> portals.yaml() + """
@@ -68,7 +67,7 @@ class ExtendedCopyIT {
             }
             String expected = HexFormat.of().formatHex(written.digest());
 
-            byte[] list = parameterList(naa(c, SOURCE_LUN), naa(c, DESTINATION_LUN));
+            byte[] list = parameterList(c.naaDesignator(SOURCE_LUN), c.naaDesignator(DESTINATION_LUN));
             ScsiResult x = c.execute(SOURCE_LUN, extendedCopyCdb(list.length), list);
             assertThat(x.good()).as("EXTENDED COPY: " + x + "\n" + DAEMON.daemon().describe()).isTrue();
 
@@ -80,28 +79,6 @@ class ExtendedCopyIT {
             assertThat(after.data()).as("the block after the copied range is untouched").containsOnly((byte) 0);
             c.logout();
         }
-    }
-
-    /**
-     * The LU's NAA designator (16 bytes, logical-unit association, designator type 3) from INQUIRY
-     * VPD 83h (SPC-4 7.8.6): 4-byte page header, then descriptors of 1 CODE SET | 1 PIV ASSOCIATION
-     * DESIGNATOR TYPE | 1 reserved | 1 DESIGNATOR LENGTH | designator.
-     */
-    private static byte[] naa(ScsiClient c, int lun) throws IOException {
-        ScsiResult r = c.inquiry(lun, true, 0x83, 255);
-        assertThat(r.good()).as("INQUIRY VPD 83h of LUN " + lun + ": " + r).isTrue();
-        byte[] page = r.data();
-        int end = Math.min(page.length, 4 + ((page[2] & 0xFF) << 8 | page[3] & 0xFF));
-        for (int at = 4; at + 4 <= end; at += 4 + (page[at + 3] & 0xFF)) {
-            int typeAndAssociation = page[at + 1] & 0x3F;
-            if (typeAndAssociation == 0x03 && (page[at + 3] & 0xFF) == NAA_LENGTH) {
-                byte[] naa = new byte[NAA_LENGTH];
-                System.arraycopy(page, at + 4, naa, 0, NAA_LENGTH);
-                return naa;
-            }
-        }
-        throw new AssertionError("no 16-byte NAA LU designator in VPD 83h of LUN " + lun + ": "
-                + HexFormat.of().formatHex(page));
     }
 
     /**
@@ -134,7 +111,7 @@ class ExtendedCopyIT {
         p.put(at + 1, (byte) 0x00); // LU ID TYPE 0, NUL 0, PERIPHERAL DEVICE TYPE 00h (block)
         p.put(at + 4, (byte) 0x01); // CODE SET binary
         p.put(at + 5, (byte) 0x03); // ASSOCIATION logical unit, DESIGNATOR TYPE NAA
-        p.put(at + 7, (byte) NAA_LENGTH);
+        p.put(at + 7, (byte) ScsiClient.NAA_LENGTH);
         p.put(at + 8, naa);
         p.put(at + 29, (byte) 0).put(at + 30, (byte) (BLOCK >> 8)).put(at + 31, (byte) BLOCK); // DISK BLOCK LENGTH
     }

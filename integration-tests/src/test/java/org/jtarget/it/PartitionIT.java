@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -144,9 +143,9 @@ class PartitionIT {
             assertThat(blocks(a, 0)).isEqualTo(A_BYTES / BLOCK);
             assertThat(blocks(a, 1)).isEqualTo(RO_BYTES / BLOCK);
             assertThat(blocks(b, 0)).isEqualTo(B_BYTES / BLOCK);
-            String serialA = serial(a, 0);
-            String serialRo = serial(a, 1);
-            String serialB = serial(b, 0);
+            String serialA = a.unitSerialNumber(0);
+            String serialRo = a.unitSerialNumber(1);
+            String serialB = b.unitSerialNumber(0);
             assertThat(serialA).isNotBlank().isNotEqualTo(serialB).isNotEqualTo(serialRo);
             assertThat(serialB).isNotEqualTo(serialRo);
             a.logout();
@@ -191,14 +190,6 @@ class PartitionIT {
         ScsiResult r = c.execute(lun, new byte[] {0x25, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 8);
         assertThat(r.good()).as("READ CAPACITY(10) LUN " + lun + ": " + r).isTrue();
         return (ByteBuffer.wrap(r.data()).getInt(0) & 0xFFFFFFFFL) + 1;
-    }
-
-    /** VPD 80h Unit Serial Number (SPC-4 7.8.17): the serial from byte 4. */
-    private static String serial(ScsiClient c, int lun) throws IOException {
-        ScsiResult r = c.inquiry(lun, true, 0x80, 255);
-        assertThat(r.good()).as("INQUIRY VPD 80h LUN " + lun + ": " + r).isTrue();
-        int length = ByteBuffer.wrap(r.data()).getShort(2) & 0xFFFF;
-        return new String(r.data(), 4, length, StandardCharsets.US_ASCII).strip();
     }
 
     /** QEMU's iscsi block driver options, with the initiator name the ACL checks. */

@@ -4,7 +4,10 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.HexFormat;
 import org.jtarget.initiator.raw.ProtocolErrorOutcome;
 import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiCdbs;
@@ -98,6 +101,41 @@ interface ScsiClient extends AutoCloseable {
     /** INQUIRY: the standard data or, with {@code evpd}, VPD page {@code page}. */
     default ScsiResult inquiry(int lun, boolean evpd, int page, int allocationLength) throws IOException {
         return execute(lun, ScsiCdbs.inquiry(evpd, page, allocationLength), allocationLength);
+    }
+
+    /** The length of the LU's NAA designator in VPD 83h (NAA IEEE Registered Extended, SPC-4 7.8.6.6.5). */
+    int NAA_LENGTH = 16;
+
+    /**
+     * The LU's NAA designator (16 bytes, logical-unit association, designator type 3) from INQUIRY
+     * VPD 83h (SPC-4 7.8.6): 4-byte page header, then descriptors of 1 CODE SET | 1 PIV ASSOCIATION
+     * DESIGNATOR TYPE | 1 reserved | 1 DESIGNATOR LENGTH | designator. Fails if there is none.
+     */
+    default byte[] naaDesignator(int lun) throws IOException {
+        ScsiResult r = inquiry(lun, true, 0x83, 255);
+        if (!r.good()) {
+            throw new AssertionError("INQUIRY VPD 83h of LUN " + lun + ": " + r);
+        }
+        byte[] page = r.data();
+        int end = Math.min(page.length, 4 + ((page[2] & 0xFF) << 8 | page[3] & 0xFF));
+        for (int at = 4; at + 4 <= end; at += 4 + (page[at + 3] & 0xFF)) {
+            int typeAndAssociation = page[at + 1] & 0x3F;
+            if (typeAndAssociation == 0x03 && (page[at + 3] & 0xFF) == NAA_LENGTH) {
+                return Arrays.copyOfRange(page, at + 4, at + 4 + NAA_LENGTH);
+            }
+        }
+        throw new AssertionError("no 16-byte NAA LU designator in VPD 83h of LUN " + lun + ": "
+                + HexFormat.of().formatHex(page));
+    }
+
+    /** The unit serial number from INQUIRY VPD 80h (SPC-4 7.8.17), from byte 4; fails if the command does. */
+    default String unitSerialNumber(int lun) throws IOException {
+        ScsiResult r = inquiry(lun, true, 0x80, 255);
+        if (!r.good()) {
+            throw new AssertionError("INQUIRY VPD 80h of LUN " + lun + ": " + r);
+        }
+        int length = ByteBuffer.wrap(r.data()).getShort(2) & 0xFFFF;
+        return new String(r.data(), 4, length, StandardCharsets.US_ASCII).strip();
     }
 
     /** An iSCSI session (logged in) as a client. */

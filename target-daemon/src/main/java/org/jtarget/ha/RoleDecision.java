@@ -6,8 +6,11 @@ import org.jtarget.ha.link.Hello;
  * Which node of a pair serves, decided alike at both ends from the two HELLOs of a new link (so no
  * further round trip is needed): the node already primary keeps serving; otherwise the node with
  * the newer data, whole; between equals, the preferred node. A brand-new pair (both at the initial
- * generation) starts with the preferred node's contents as the pair's data. Nobody serves when the
- * histories diverged or the newest data is not whole anywhere: a node never serves older data.
+ * generation, neither copy whole yet) starts with the preferred node's contents as the pair's data;
+ * a pair still at the initial generation after its first copy is decided by whole data as any other,
+ * so that a node that lost its copy (a memory store restarted, a new state folder) neither serves
+ * it nor copies it over its peer's. Nobody serves when the histories diverged or the newest data is
+ * not whole anywhere: a node never serves older data.
  */
 public final class RoleDecision {
 
@@ -44,7 +47,7 @@ public final class RoleDecision {
         if (me.primary() || peer.primary()) {
             return keepPrimary(me, peer, mine, theirs);
         }
-        if (mine.counter() == 0 && theirs.counter() == 0) {
+        if (mine.counter() == 0 && theirs.counter() == 0 && !whole(me) && !whole(peer)) {
             return preferred.equals(me.node()) ? new ThisNode() : new PeerNode(); // a new pair
         }
         if (mine.counter() != theirs.counter()) {

@@ -26,6 +26,17 @@ class RoleDecisionTest {
                 RoleDecision.PeerNode.class, RoleDecision.ThisNode.class);
     }
 
+    /** Still at the initial generation after the first copy: a node that lost its copy is no new pair. */
+    @Test
+    void atTheInitialGenerationOnlyWholeDataServes() {
+        both(hello("a", false, 0, "", Hello.DATA_MISSING), hello("b", false, 0, "", Hello.DATA_CONSISTENT), "a",
+                RoleDecision.PeerNode.class, RoleDecision.ThisNode.class);
+        both(hello("a", false, 0, "", Hello.DATA_CHANGED), hello("b", false, 0, "", Hello.DATA_MISSING), "b",
+                RoleDecision.ThisNode.class, RoleDecision.PeerNode.class);
+        both(hello("a", false, 0, "", Hello.DATA_CHANGED), hello("b", false, 0, "", Hello.DATA_CONSISTENT), "b",
+                RoleDecision.PeerNode.class, RoleDecision.ThisNode.class);
+    }
+
     @Test
     void theNodeAlreadyServingKeepsServing() {
         both(hello("a", false, 3, "a", Hello.DATA_CONSISTENT), hello("b", true, 4, "b", Hello.DATA_CONSISTENT), "a",
