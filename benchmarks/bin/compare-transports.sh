@@ -1,4 +1,4 @@
-# Sourced by iser-vs-tcp and srp-vs-iser: compare_transports A URL_A B URL_B runs
+# Sourced by iser-vs-tcp, srp-vs-iser, srp-vs-tcp and ha-vs-single: compare_transports A URL_A B URL_B runs
 # `jtarget-initiator bench` over both URLs (the portals of one daemon, LUN 0 of $iqn) for every
 # workload of $workloads (NAME:RW:BS:QD separated by spaces), each pair back to back, the order
 # alternating per round, $rounds rounds of $seconds s after a ramp of $ramp s; prints each run, per

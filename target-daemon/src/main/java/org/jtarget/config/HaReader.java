@@ -72,7 +72,7 @@ final class HaReader {
         }
         return new HaConfig(name, listen.host(), listen.port(), peerName, peerAddress.host(), peerAddress.port(),
                 witness == null ? null : witness.host(), witness == null ? 0 : witness.port(), preferred, interval,
-                timeout, regionSize(node), replicated(node, backstores));
+                timeout, regionSize(node), replicated(node, backstores, rdma));
     }
 
     private static String name(ConfigNode node, String key) throws ConfigException {
@@ -110,7 +110,8 @@ final class HaReader {
     }
 
     /** {@code backstores}: at least one, each an existing store that is not a partition, each once. */
-    private static List<String> replicated(ConfigNode node, List<BackstoreConfig> backstores) throws ConfigException {
+    private static List<String> replicated(ConfigNode node, List<BackstoreConfig> backstores, RdmaConfig rdma)
+            throws ConfigException {
         List<String> names = node.strings("backstores");
         if (names.isEmpty()) {
             throw node.error("backstores", "missing (at least one replicated backstore is required)");
@@ -128,8 +129,32 @@ final class HaReader {
             if (result.contains(storeName)) {
                 throw node.error(key, "'" + storeName + "' is listed twice");
             }
+            requireNoBypass(node, key, storeName, backstores, rdma);
             result.add(storeName);
         }
         return result;
+    }
+
+    /**
+     * A replicated store must change only through its replication: a partition of it (which
+     * opens on the store beneath) or a writable RDMA endpoint (which writes one-sided into it)
+     * would change this node's copy alone, and the pair's copies would silently differ.
+     */
+    private static void requireNoBypass(ConfigNode node, String key, String storeName, List<BackstoreConfig> backstores,
+                                        RdmaConfig rdma) throws ConfigException {
+        for (BackstoreConfig b : backstores) {
+            if (b.isPartition() && storeName.equals(b.of())) {
+                throw node.error(key, "'" + storeName + "' has partition '" + b.name() + "', which would write around"
+                        + " the replication; partitions of a replicated store are not supported");
+            }
+        }
+        if (rdma != null) {
+            for (RdmaConfig.EndpointConfig e : rdma.endpoints()) {
+                if (e.backstore().equals(storeName) && !e.readOnly()) {
+                    throw node.error(key, "'" + storeName + "' is exposed writable by rdma endpoint '" + e.name()
+                            + "', which would write around the replication; make the endpoint read-only");
+                }
+            }
+        }
     }
 }

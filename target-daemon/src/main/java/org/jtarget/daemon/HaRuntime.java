@@ -49,9 +49,13 @@ final class HaRuntime implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HaRuntime.class);
 
-    /** 1024 regions of 4 KiB = 4 MiB extents, 64 of them active: 256 MiB written at once without a log write. */
+    /**
+     * Extents of 1024 regions (4 MiB at 4 KiB regions), 1024 of them active: writes anywhere in a
+     * 4 GiB working set cost no log write (a new active extent costs a forced table write of
+     * 4 KiB), and a crash of the primary resynchronises at most that much.
+     */
     private static final int EXTENT_REGIONS = 1024;
-    private static final int ACTIVE_EXTENTS = 64;
+    private static final int ACTIVE_EXTENTS = 1024;
 
     private final HaConfig config;
     private final PairNode node;

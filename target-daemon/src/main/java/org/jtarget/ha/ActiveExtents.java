@@ -74,6 +74,17 @@ final class ActiveExtents {
         }
     }
 
+    /** Pins every extent if all are active, without the lock; false (nothing pinned) otherwise. */
+    boolean tryPinAll(int first, int last) {
+        for (int extent = first; extent <= last; extent++) {
+            if (!tryPin(extent)) {
+                unpin(first, extent - 1);
+                return false;
+            }
+        }
+        return true;
+    }
+
     void unpin(int first, int last) {
         for (int extent = first; extent <= last; extent++) {
             unpin(extent);

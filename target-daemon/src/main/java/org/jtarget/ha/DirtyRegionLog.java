@@ -106,6 +106,15 @@ public final class DirtyRegionLog implements Closeable {
     }
 
     /**
+     * {@link #beginWrite} when it needs neither I/O nor a wait (every extent of the range is active
+     * already): true when begun; false when nothing was done (the caller takes the blocking path).
+     */
+    public boolean tryBeginWrite(long offsetBytes, long lengthBytes) {
+        checkRange(offsetBytes, lengthBytes);
+        return lengthBytes > 0 && extents.tryPinAll(extentOf(offsetBytes), extentOf(offsetBytes + lengthBytes - 1));
+    }
+
+    /**
      * Called once both sides answered (or gave up) for a write begun by {@link #beginWrite}.
      *
      * @param replicated false when the peer did not take the write: its regions become dirty

@@ -44,6 +44,25 @@ final class OverlapGate {
         }
     }
 
+    /** Holds the range if nothing held overlaps it and there is room; its ticket, else -1 (never waits). */
+    synchronized int tryEnter(long lba, long blocks) {
+        long e = lba + blocks;
+        int free = -1;
+        for (int i = 0; i < held.length; i++) {
+            if (!held[i]) {
+                free = free < 0 ? i : free;
+            } else if (first[i] < e && lba < end[i]) {
+                return -1;
+            }
+        }
+        if (free >= 0) {
+            held[free] = true;
+            first[free] = lba;
+            end[free] = e;
+        }
+        return free;
+    }
+
     synchronized void leave(int ticket) {
         held[ticket] = false;
         notifyAll();

@@ -232,6 +232,7 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
 
     @Override
     public void down(String reason) {
+        decided.complete(Role.UNDECIDED); // applies of the link that ended waited for its decision: they refuse
         decided = new CompletableFuture<>();
         downSince = System.nanoTime();
         peerStopped = reason.equals("the peer stopped");
@@ -335,6 +336,17 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
     @Override
     public boolean write(int store, long lba, int blockSize, ByteBuf src, boolean fua) {
         return peerIsOurs() && link.write(store, lba, blockSize, src, fua);
+    }
+
+    @Override
+    public boolean tryWrite(int store, long lba, int blockSize, ScatterList src, int length, boolean fua,
+                            org.jtarget.ha.link.Ticket ticket) {
+        return peerIsOurs() && link.tryWrite(store, lba, blockSize, src, length, fua, ticket);
+    }
+
+    @Override
+    public java.util.concurrent.Executor blockingWork() {
+        return storeIo;
     }
 
     @Override
@@ -730,6 +742,7 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
     @Override
     public void close() {
         control.shutdownNow();
+        decided.complete(Role.UNDECIDED); // applies waiting for a decision that will not come refuse now
         if (link != null) {
             link.close();
         }

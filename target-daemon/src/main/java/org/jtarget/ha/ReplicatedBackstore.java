@@ -1,6 +1,7 @@
 package org.jtarget.ha;
 
 import io.netty.buffer.ByteBuf;
+import org.jtarget.backstore.spi.AsyncWriter;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
 import org.jtarget.backstore.spi.ForwardingBackstore;
@@ -21,7 +22,7 @@ import java.io.InterruptedIOException;
  * local path. Store calls block on the peer's answer, so the store is never non-blocking; reads
  * still take the store's non-blocking path ({@link #tryReadNonBlocking}).
  */
-public final class ReplicatedBackstore extends ForwardingBackstore {
+public final class ReplicatedBackstore extends ForwardingBackstore implements AsyncWriter {
 
     private final int index;
     private final Replication replication;
@@ -57,6 +58,26 @@ public final class ReplicatedBackstore extends ForwardingBackstore {
         return false;
     }
 
+    /**
+     * Reads are local; over a store that never blocks (memory) they are always served on the
+     * event loop, as without HA (this store says it may block only because its changes wait for
+     * the peer).
+     */
+    @Override
+    public boolean tryReadNonBlocking(long lba, int blocks, ByteBuf dst) {
+        if (delegate().isNonBlocking()) {
+            int start = dst.writerIndex();
+            try {
+                delegate().read(lba, blocks, dst);
+                return true;
+            } catch (IOException e) {
+                dst.writerIndex(start); // the normal path reads again and reports the error
+                return false;
+            }
+        }
+        return delegate().tryReadNonBlocking(lba, blocks, dst);
+    }
+
     /** Not yet replicated: a crypto erase would change the key on this node only. */
     @Override
     public boolean supportsCryptoErase() {
@@ -88,6 +109,103 @@ public final class ReplicatedBackstore extends ForwardingBackstore {
             replicated = sent(replication.write(index, lba, bs, src, length, fua));
         } finally {
             end(ticket, lba, blocks, replicated);
+        }
+    }
+
+    /**
+     * The write of a store that never blocks (memory), started on the event loop: the blocks are
+     * held ({@link OverlapGate}, without waiting), their extents are active already in the log,
+     * the local store writes them, and the link takes every piece at once; the peer's answer ends
+     * the write on the link's loop. Whatever would wait (an overlapping change in flight, an
+     * extent to activate, a full window, a peer not following) declines, and the core writes on
+     * the LU's I/O thread instead. A write the peer did not apply goes on as a blocking one would
+     * (degraded, or refused), on the node's own threads.
+     */
+    @Override
+    public boolean tryWriteAsync(long lba, ScatterList src, int length, boolean fua, Done done) {
+        int bs = info.blockSize();
+        long blocks = length / bs;
+        if (!delegate().isNonBlocking() || !replication.serving()) {
+            return false;
+        }
+        int ticket = gate.tryEnter(lba, blocks);
+        if (ticket < 0) {
+            return false;
+        }
+        if (!log.tryBeginWrite(lba * bs, blocks * bs)) {
+            gate.leave(ticket);
+            return false;
+        }
+        AsyncChange change = asyncChange();
+        change.start(lba, blocks, ticket, done);
+        try {
+            delegate().write(lba, src, length, fua);
+        } catch (IOException | RuntimeException e) {
+            recycle(change);
+            end(ticket, lba, blocks, false);
+            return false; // the blocking path writes again and reports the failure
+        }
+        if (!replication.tryWrite(index, lba, bs, src, length, fua, change)) {
+            recycle(change);
+            end(ticket, lba, blocks, true); // written here only: the blocking path writes both again
+            return false;
+        }
+        return true;
+    }
+
+    /** One asynchronous write waiting for the peer; pooled, so that writes allocate nothing. */
+    private final class AsyncChange extends org.jtarget.ha.link.Ticket {
+        private long lba;
+        private long blocks;
+        private int gateTicket;
+        private Done done;
+
+        void start(long lba, long blocks, int gateTicket, Done done) {
+            reset();
+            this.lba = lba;
+            this.blocks = blocks;
+            this.gateTicket = gateTicket;
+            this.done = done;
+        }
+
+        @Override
+        protected void allAnswered(boolean applied) {
+            if (applied) {
+                finish(true, null);
+                return;
+            }
+            replication.blockingWork().execute(() -> {
+                IOException failure = null;
+                try {
+                    replication.notReplicated(name());
+                } catch (IOException e) {
+                    failure = e;
+                }
+                finish(false, failure);
+            });
+        }
+
+        private void finish(boolean replicated, IOException failure) {
+            Done d = done;
+            end(gateTicket, lba, blocks, replicated);
+            recycle(this);
+            d.done(failure);
+        }
+    }
+
+    private final java.util.ArrayDeque<AsyncChange> idleChanges = new java.util.ArrayDeque<>();
+
+    private AsyncChange asyncChange() {
+        synchronized (idleChanges) {
+            AsyncChange c = idleChanges.poll();
+            return c != null ? c : new AsyncChange();
+        }
+    }
+
+    private void recycle(AsyncChange c) {
+        c.done = null;
+        synchronized (idleChanges) {
+            idleChanges.push(c);
         }
     }
 

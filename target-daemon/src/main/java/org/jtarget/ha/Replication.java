@@ -15,6 +15,16 @@ interface Replication {
     /** As the other {@code write}. */
     boolean write(int store, long lba, int blockSize, ByteBuf src, boolean fua);
 
+    /**
+     * Starts sending a write without blocking (see {@link org.jtarget.ha.link.ReplicationLink#tryWrite});
+     * false when the peer is not following or the window is full.
+     */
+    boolean tryWrite(int store, long lba, int blockSize, ScatterList src, int length, boolean fua,
+                     org.jtarget.ha.link.Ticket ticket);
+
+    /** Where work that may block runs when an asynchronous change was not replicated. */
+    java.util.concurrent.Executor blockingWork();
+
     boolean unmap(int store, long lba, long blocks);
 
     boolean flush(int store, long lba, long blocks);

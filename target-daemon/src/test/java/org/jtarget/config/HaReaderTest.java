@@ -255,4 +255,18 @@ class HaReaderTest {
         assertError(ha(NODE, LISTEN, PEER, "backstores: [part]"),
                 "ha.backstores[0]: 'part' is a partition of 'big'; replicate its parent 'big' instead");
     }
+
+    @Test
+    void nothingMayWriteAroundAReplicatedStore() {
+        assertError(ha(NODE, LISTEN, PEER, "backstores: [big]"), "ha.backstores[0]: 'big' has partition 'part', which"
+                + " would write around the replication; partitions of a replicated store are not supported");
+        String endpoint = """
+                rdma:
+                  listen: 127.0.0.1:4791
+                  endpoints:
+                    - { name: e, backstore: file0, allowed-peers: [127.0.0.1] }
+                """;
+        assertError(endpoint + ha(NODE, LISTEN, PEER, "backstores: [file0]"), "ha.backstores[0]: 'file0' is exposed"
+                + " writable by rdma endpoint 'e', which would write around the replication; make the endpoint read-only");
+    }
 }

@@ -212,6 +212,33 @@ class PairNodeTest {
         assertThat(read(storeB, 0, 128)).isEqualTo(read(storeA, 0, 128));
     }
 
+    @Test
+    void aWriteStartedWithoutBlockingEndsWhenThePeerAppliedItAndDeclinesWhatWouldWait() throws Exception {
+        Node b = b();
+        Node a = a();
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        awaitInSync(a);
+        a.store().write(0, random(4096, 60), false); // activates the first extent of the log
+        java.util.concurrent.CompletableFuture<java.io.IOException> done = new java.util.concurrent.CompletableFuture<>();
+        org.jtarget.buffer.ScatterList data = new org.jtarget.buffer.ScatterList();
+        data.add(random(8192, 61));
+        assertThat(a.store().tryWriteAsync(16, data, 8192, false, done::complete)).isTrue();
+        assertThat(done.get(5, TimeUnit.SECONDS)).isNull();
+        assertThat(read(storeB, 16, 16)).isEqualTo(read(storeA, 16, 16));
+        assertThat(read(storeA, 16, 16)).isEqualTo(random(8192, 61).array());
+
+        java.util.concurrent.atomic.AtomicBoolean called = new java.util.concurrent.atomic.AtomicBoolean();
+        assertThat(a.store().tryWriteAsync(BLOCKS - 16, data, 8192, false, e -> called.set(true)))
+                .as("an extent not active yet needs a log write: the blocking path").isFalse();
+        b.close();
+        a.awaitRole("PRIMARY/null/[2]");
+        assertThat(a.store().tryWriteAsync(16, data, 8192, false, e -> called.set(true)))
+                .as("no peer following: the blocking path goes on degraded").isFalse();
+        assertThat(b.store().tryWriteAsync(16, data, 8192, false, e -> called.set(true))).isFalse();
+        assertThat(called).isFalse();
+        data.clear();
+    }
+
     // ------------------------------------------------------------------ with a witness
 
     private WitnessServer witness() throws Exception {

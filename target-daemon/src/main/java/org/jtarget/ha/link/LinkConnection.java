@@ -179,6 +179,7 @@ final class LinkConnection {
         CompletionPoller poller = new CompletionPoller(loop);
         ConnectionQueues queues = ConnectionQueues.create(device, pd, poller, 3 * slots + 8, 2 * slots + 8);
         LinkConnection c = new LinkConnection(settings, loop, memory, pd, link, queues, poller);
+        link.created(c);
         String shortage = c.carve();
         if (shortage == null) {
             shortage = c.postReceives();
@@ -282,6 +283,11 @@ final class LinkConnection {
             }
         }
         return null;
+    }
+
+    /** A free request now, or null (the window is full, or the connection ended). */
+    Outbound tryTake() {
+        return gone ? null : free.poll();
     }
 
     /** Hands a filled request to the loop, which posts it; its ticket hears the outcome. */
@@ -583,6 +589,7 @@ final class LinkConnection {
     private void release() {
         released = true;
         gone = true;
+        link.released(this);
         try {
             qp.destroy();
         } catch (RuntimeException e) {

@@ -46,6 +46,8 @@ public final class ReplicationLink implements AutoCloseable {
     private final ThreadLocal<Ticket> tickets = ThreadLocal.withInitial(Ticket::new);
     private final Object lock = new Object();
     private final java.util.Map<CmId, LinkConnection> accepted = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Every connection not yet released, so that {@link #close} frees each, whatever state it is in. */
+    private final java.util.Set<LinkConnection> unreleased = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private CmListener listener;
     private LinkConnection pending;
     private volatile LinkConnection up;
@@ -132,6 +134,47 @@ public final class ReplicationLink implements AutoCloseable {
     public boolean write(int store, long lba, int blockSize, ByteBuf src, boolean fua) {
         return send(store, lba, blockSize, null, src, src.readableBytes(), fua);
     }
+
+    /**
+     * Starts sending a write without blocking: true when every piece got a request slot at once
+     * and was handed to the link (then {@code ticket}, {@link Ticket#reset reset} by the caller,
+     * hears the answers, never from inside this call); false when the link is down or the window
+     * has not enough free slots (nothing was sent).
+     */
+    public boolean tryWrite(int store, long lba, int blockSize, ScatterList src, int length, boolean fua, Ticket ticket) {
+        LinkConnection c = up;
+        int piece = settings.slotSize() - settings.slotSize() % blockSize;
+        int pieces = Math.ceilDiv(length, piece);
+        if (c == null || c.isGone() || pieces > taken.length) {
+            return false;
+        }
+        synchronized (taken) { // the event loops of several sessions may start writes at once
+            for (int i = 0; i < pieces; i++) {
+                taken[i] = c.tryTake();
+                if (taken[i] == null) {
+                    for (int j = 0; j < i; j++) {
+                        c.giveBack(taken[j]);
+                    }
+                    return false;
+                }
+            }
+            ticket.add(); // held until every piece is submitted: no answer can end the ticket early
+            for (int i = 0, offset = 0; i < pieces; i++, offset += piece) {
+                LinkConnection.Outbound o = taken[i];
+                taken[i] = null;
+                int n = Math.min(piece, length - offset);
+                src.copyTo(offset, o.staging, 0, n);
+                fill(o, LinkHeader.WRITE, fua ? LinkHeader.FLAG_FUA : 0, store, lba + offset / blockSize, n / blockSize, n);
+                o.ticket = ticket;
+                c.submit(o);
+            }
+        }
+        ticket.done(true); // the hold above
+        return true;
+    }
+
+    /** Scratch for {@link #tryWrite}: the requests of one write, taken before any is sent. */
+    private final LinkConnection.Outbound[] taken = new LinkConnection.Outbound[8];
 
     /** Unmaps blocks at the peer; as {@link #write}. */
     public boolean unmap(int store, long lba, long blocks) {
@@ -245,8 +288,16 @@ public final class ReplicationLink implements AutoCloseable {
             dialFailed("cannot set the link up: " + e.getMessage());
             return;
         }
+        boolean stopping;
         synchronized (lock) {
-            pending = c;
+            stopping = closed;
+            if (!stopping) {
+                pending = c;
+            }
+        }
+        if (stopping) { // closed while this connection was made: close() did not see it
+            CompletionPoller.onLoop(c.loop(), () -> abandon(c));
+            return;
         }
         Thread.ofVirtual().name("ha-dial").start(() -> dial(c));
     }
@@ -376,6 +427,14 @@ public final class ReplicationLink implements AutoCloseable {
         events.up(peer);
     }
 
+    void created(LinkConnection c) {
+        unreleased.add(c);
+    }
+
+    void released(LinkConnection c) {
+        unreleased.remove(c);
+    }
+
     void connectionEnded(LinkConnection c, String reason) {
         boolean wasUp;
         synchronized (lock) {
@@ -444,6 +503,11 @@ public final class ReplicationLink implements AutoCloseable {
         for (LinkConnection c : accepted.values()) {
             if (!all.contains(c)) {
                 all.add(c);
+            }
+        }
+        for (LinkConnection c : unreleased) {
+            if (!all.contains(c)) {
+                all.add(c); // ended already, its release not yet due
             }
         }
         if (listener != null) {

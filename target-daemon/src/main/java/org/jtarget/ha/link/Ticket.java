@@ -7,14 +7,17 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * What one store call on the primary waits for: the peer's answers to the requests it was divided
  * into. One per I/O thread, reused (no allocation per write): a thread waits for one call at a time.
+ * An asynchronous write's ticket ({@link ReplicationLink#tryWrite}) overrides {@link #allAnswered}
+ * instead of being waited for.
  */
-final class Ticket {
+public class Ticket {
 
     private final Thread owner = Thread.currentThread();
     private final AtomicInteger outstanding = new AtomicInteger();
     private volatile boolean failed;
 
-    void reset() {
+    /** Ready for another call. */
+    public void reset() {
         outstanding.set(0);
         failed = false;
     }
@@ -30,8 +33,17 @@ final class Ticket {
             failed = true;
         }
         if (outstanding.decrementAndGet() == 0) {
-            LockSupport.unpark(owner);
+            allAnswered(!failed);
         }
+    }
+
+    /**
+     * Every request was answered or lost ({@code applied}: all applied); on the link's loop or the
+     * thread that found the link gone. The waiting thread wakes; an asynchronous ticket finishes
+     * its write (without blocking).
+     */
+    protected void allAnswered(boolean applied) {
+        LockSupport.unpark(owner);
     }
 
     /**

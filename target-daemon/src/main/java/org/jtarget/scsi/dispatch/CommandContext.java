@@ -21,7 +21,7 @@ import java.util.List;
  * not allocate one per I/O. It is also the Runnable handed to the LU's I/O executor, and
  * {@link #completion()} the Runnable that brings the result back to the event loop.
  */
-public final class CommandContext implements Runnable, LunQueueDepth.Waiter {
+public final class CommandContext implements Runnable, LunQueueDepth.Waiter, org.jtarget.backstore.spi.AsyncWriter.Done {
 
     /** States of the command within the core. */
     public static final int STATE_NEW = 0;
@@ -42,6 +42,8 @@ public final class CommandContext implements Runnable, LunQueueDepth.Waiter {
     };
 
     private final Runnable completion = this::complete;
+    private final Runnable asyncCompletion = this::asyncDone;
+    private volatile java.io.IOException asyncFailure;
     private final Runnable resume = this::resume;
     private final Runnable unpark = this::unpark;
     private final LbaRangeLock.Holder rangeHolder = new LbaRangeLock.Holder(this::rangeGranted);
@@ -176,6 +178,32 @@ public final class CommandContext implements Runnable, LunQueueDepth.Waiter {
         s.run();
         return true;
     }
+
+    /**
+     * The end of this command's asynchronous write ({@link org.jtarget.backstore.spi.AsyncWriter}):
+     * any thread; the failure, if any, becomes sense on the command's event loop, which then ends it.
+     */
+    @Override
+    public void done(java.io.IOException failure) {
+        asyncFailure = failure;
+        cmd.eventLoop().execute(asyncCompletion);
+    }
+
+    private void asyncDone() {
+        java.io.IOException failure = asyncFailure;
+        asyncFailure = null;
+        if (failure != null) {
+            dispatcher.asyncFailed(this, failure);
+        }
+        complete();
+    }
+
+    /** The handler goes on asynchronously and {@link #done} ends the command: nothing to start here. */
+    public void detachUntilDone() {
+        detach(NOTHING);
+    }
+
+    private static final Runnable NOTHING = () -> { };
 
     /** The Runnable that ends this command on its event loop. */
     public Runnable completion() { return completion; }

@@ -262,7 +262,9 @@ public final class CommandDispatcher {
         if (lu != null && (entry.has(OpcodeEntry.OFF_LOOP)
                 || entry.has(OpcodeEntry.MEDIUM_IO) && !lu.store().isNonBlocking())) {
             if (!entry.has(OpcodeEntry.OFF_LOOP) && executedNonBlocking(ctx)) {
-                finish(ctx); // served from memory on the event loop: no I/O thread round trip
+                if (!ctx.startDetached()) {
+                    finish(ctx); // served from memory on the event loop: no I/O thread round trip
+                } // else an asynchronous write (AsyncWriter) ends it later
                 return;
             }
             try {
@@ -307,6 +309,16 @@ public final class CommandDispatcher {
             storeFailed(ctx, writes(ctx) ? StoreException.Kind.WRITE_ERROR : StoreException.Kind.READ_ERROR, e);
         } catch (RuntimeException e) {
             internalError(ctx, e);
+        }
+    }
+
+    /** An asynchronous store call failed (on the command's event loop): sense as for a blocking one. */
+    void asyncFailed(CommandContext ctx, IOException e) {
+        if (e instanceof StoreException se) {
+            storeFailed(ctx, se.kind(), se);
+        } else {
+            log.debug("store I/O failed for {}", ctx.entry().name(), e);
+            storeFailed(ctx, writes(ctx) ? StoreException.Kind.WRITE_ERROR : StoreException.Kind.READ_ERROR, e);
         }
     }
 

@@ -1,6 +1,7 @@
 package org.jtarget.scsi.sbc;
 
 import io.netty.buffer.ByteBuf;
+import org.jtarget.backstore.spi.AsyncWriter;
 import org.jtarget.buffer.ScatterList;
 import org.jtarget.scsi.cdb.Cdb;
 import org.jtarget.scsi.dispatch.CommandContext;
@@ -130,8 +131,32 @@ public final class SbcReadWrite implements CommandHandler {
     /** A READ of blocks the store has in memory (a file store's page cache) needs no I/O thread. */
     @Override
     public boolean executeNonBlocking(CommandContext ctx) {
+        if (kind == Kind.WRITE && ctx.lu().store() instanceof AsyncWriter writer) {
+            return startedAsync(ctx, writer);
+        }
         return kind == Kind.READ && ctx.blocks() > 0
                 && ctx.lu().store().tryReadNonBlocking(ctx.lba(), ctx.blocks(), ctx.cmd().dataIn());
+    }
+
+    /**
+     * A plain WRITE of whole blocks, all its data here, to a store that can write without holding
+     * a thread (an HA pair's): started on the event loop, ended by the store's answer. Anything
+     * else, or a store that cannot start at once, takes the normal path.
+     */
+    private static boolean startedAsync(CommandContext ctx, AsyncWriter writer) {
+        LogicalUnit lu = ctx.lu();
+        ScatterList data = ctx.cmd().dataOutSegments();
+        int bytes = ctx.blockDataOutBytes();
+        if (ctx.blocks() == 0 || data == null || bytes == 0 || bytes % lu.blockSize() != 0
+                || data.readableBytes() < bytes) {
+            return false;
+        }
+        boolean fua = ctx.fua() || !lu.modes().writeCacheEnabled();
+        if (!writer.tryWriteAsync(ctx.lba(), data, bytes, fua, ctx)) {
+            return false;
+        }
+        ctx.detachUntilDone();
+        return true;
     }
 
     @Override
