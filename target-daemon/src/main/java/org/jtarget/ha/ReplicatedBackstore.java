@@ -174,15 +174,23 @@ public final class ReplicatedBackstore extends ForwardingBackstore implements As
                 finish(true, null);
                 return;
             }
-            replication.blockingWork().execute(() -> {
-                IOException failure = null;
-                try {
-                    replication.notReplicated(name());
-                } catch (IOException e) {
-                    failure = e;
-                }
-                finish(false, failure);
-            });
+            try {
+                replication.blockingWork().execute(this::goOnWithoutPeer);
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                finish(false, new StoreException(StoreException.Kind.NOT_SERVED_HERE, name()
+                        + ": the HA node is stopping", null)); // not acknowledged: the peer may lack it
+            }
+        }
+
+        /** The peer missed the write: the node goes on degraded, or refuses it (blocking: the node's threads). */
+        private void goOnWithoutPeer() {
+            IOException failure = null;
+            try {
+                replication.notReplicated(name());
+            } catch (IOException e) {
+                failure = e;
+            }
+            finish(false, failure);
         }
 
         private void finish(boolean replicated, IOException failure) {

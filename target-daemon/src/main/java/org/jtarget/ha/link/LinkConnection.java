@@ -338,7 +338,12 @@ final class LinkConnection {
         Ticket t = o.ticket;
         o.ticket = null;
         free.add(o);
-        t.done(false);
+        try {
+            t.done(false);
+        } catch (RuntimeException e) {
+            // a write's completion that failed (its event loop stopped) must not keep the others unanswered
+            org.slf4j.LoggerFactory.getLogger(LinkConnection.class).debug("HA link: a lost request's completion failed", e);
+        }
     }
 
     // ------------------------------------------------------------------ completions (loop)
