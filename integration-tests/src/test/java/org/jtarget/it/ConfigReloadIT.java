@@ -207,9 +207,8 @@ class ConfigReloadIT {
                 .doesNotContainPattern("(?m)^Lun:" + absent + "\\b");
     }
 
-    private void hangUp() throws Exception {
-        Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(daemon.pid())).inheritIO().start();
-        assertThat(kill.waitFor()).as("kill -HUP").isZero();
+    private void hangUp() {
+        daemon.signal("HUP");
     }
 
     private void awaitLog(String what, BooleanSupplier done, Duration timeout) throws InterruptedException {

@@ -41,21 +41,28 @@ public final class DaemonProcess implements AutoCloseable {
      */
     public static final String LEAK_DETECTION = System.getProperty("jtarget.it.leakDetection", "advanced");
 
+    /** What the witness ({@code jtargetd --witness}) logs once it listens. */
+    private static final String WITNESS_READY_LINE = "jtargetd witness started";
+
     private final Process process;
     private final Path config;
     private final Path stdout;
     private final Path stderr;
     private final int port;
+    /** The line that says this process is ready. */
+    private final String readyLine;
     /** Ready lines in the (appended) log before this run: a restart must log one more. */
     private final long readyLinesBefore;
     private Integer exitCode;
 
-    private DaemonProcess(Process process, Path config, Path stdout, Path stderr, int port, long readyLinesBefore) {
+    private DaemonProcess(Process process, Path config, Path stdout, Path stderr, int port, String readyLine,
+                          long readyLinesBefore) {
         this.process = process;
         this.config = config;
         this.stdout = stdout;
         this.stderr = stderr;
         this.port = port;
+        this.readyLine = readyLine;
         this.readyLinesBefore = readyLinesBefore;
     }
 
@@ -97,13 +104,42 @@ public final class DaemonProcess implements AutoCloseable {
         return launch(config, port, leakDetection, new String[0]);
     }
 
+    /**
+     * The witness of HA pairs ({@code jtargetd --witness --listen 127.0.0.1:PORT --state-dir DIR},
+     * docs/ha.md), started in {@code dir} (its state, {@code daemon.log} and {@code daemon.err})
+     * and awaited until it accepts connections on {@code port} and logs that it started.
+     */
+    public static DaemonProcess startWitness(Path dir, int port) {
+        Path d = dir.toAbsolutePath();
+        try {
+            Files.createDirectories(d);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        DaemonProcess w = launch(d, d.resolve("witness.state"), port, LEAK_DETECTION, WITNESS_READY_LINE, List.of(),
+                List.of("--witness", "--listen", HOST + ":" + port, "--state-dir", d.toString()));
+        w.awaitListening();
+        return w;
+    }
+
     private static DaemonProcess launch(Path config, int port, String leakDetection, String... prefix) {
-        Path dir = config.toAbsolutePath().getParent();
+        return launch(config.toAbsolutePath().getParent(), config, port, leakDetection, READY_LINE, List.of(prefix),
+                List.of("--config", config.toAbsolutePath().toString()));
+    }
+
+    /**
+     * Runs {@code prefix} jtargetd {@code args} in {@code dir}, its output appended to the logs there.
+     *
+     * @param config what {@link #describe()} shows as the configuration
+     */
+    private static DaemonProcess launch(Path dir, Path config, int port, String leakDetection, String readyLine,
+                                        List<String> prefix, List<String> args) {
         Path out = dir.resolve("daemon.log");
         Path err = dir.resolve("daemon.err");
         Path script = jtargetd();
-        List<String> command = new ArrayList<>(List.of(prefix));
-        command.addAll(List.of(script.toString(), "--config", config.toAbsolutePath().toString()));
+        List<String> command = new ArrayList<>(prefix);
+        command.add(script.toString());
+        command.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(command)
                 .directory(dir.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
@@ -114,8 +150,8 @@ public final class DaemonProcess implements AutoCloseable {
                 (mine, theirs) -> theirs + " " + mine);
         try {
             Files.deleteIfExists(err);
-            long readyBefore = readyLines(readLenient(out));
-            return new DaemonProcess(pb.start(), config, out, err, port, readyBefore);
+            long readyBefore = readyLines(readLenient(out), readyLine);
+            return new DaemonProcess(pb.start(), config, out, err, port, readyLine, readyBefore);
         } catch (IOException e) {
             throw new AssertionError("could not start " + script + ": " + e, e);
         }
@@ -185,8 +221,8 @@ public final class DaemonProcess implements AutoCloseable {
         }
     }
 
-    private static long readyLines(String log) {
-        return log.lines().filter(l -> l.contains(READY_LINE)).count();
+    private static long readyLines(String log, String readyLine) {
+        return log.lines().filter(l -> l.contains(readyLine)).count();
     }
 
     private void awaitListening() {
@@ -197,14 +233,14 @@ public final class DaemonProcess implements AutoCloseable {
                         + HOST + ":" + port + "\n" + describe());
             }
             // the ready line follows the last portal: an iSER portal listens a moment after the TCP one
-            if (accepting(port) && readyLines(log()) > readyLinesBefore) {
+            if (accepting(port) && readyLines(log(), readyLine) > readyLinesBefore) {
                 return;
             }
             sleep(100);
         }
         kill();
         throw new AssertionError("jtargetd did not accept connections on " + HOST + ":" + port + " and log \""
-                + READY_LINE + "\" within " + START_TIMEOUT.toSeconds() + " s (killed)\n" + describe());
+                + readyLine + "\" within " + START_TIMEOUT.toSeconds() + " s (killed)\n" + describe());
     }
 
     // ------------------------------------------------------------------ facts
@@ -238,6 +274,21 @@ public final class DaemonProcess implements AutoCloseable {
 
     public long pid() {
         return process.pid();
+    }
+
+    /** Sends signal {@code name} ("USR1", "HUP") to the process with kill(1), failing unless kill succeeds. */
+    public void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid())).inheritIO().start();
+            if (kill.waitFor() != 0) {
+                throw new AssertionError("kill -" + name + " " + pid() + " failed\n" + describe());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
     }
 
     /** Everything the daemon wrote to stdout (its log), across restarts on the same folder. */

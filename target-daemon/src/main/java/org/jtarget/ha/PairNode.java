@@ -227,7 +227,9 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
     public void up(Hello peer) {
         CompletableFuture<Role> decision = new CompletableFuture<>();
         decided = decision;
-        control.execute(() -> decision.complete(linkUp(peer)));
+        if (!onControl(() -> decision.complete(linkUp(peer)))) {
+            decision.complete(role);
+        }
     }
 
     @Override
@@ -236,7 +238,22 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         decided = new CompletableFuture<>();
         downSince = System.nanoTime();
         peerStopped = reason.equals("the peer stopped");
-        control.execute(this::linkDown);
+        onControl(this::linkDown);
+    }
+
+    /**
+     * Runs {@code task} on the control thread; false when the node is closing: {@link #close()}
+     * stops the control thread before it ends the link, whose end is one more link event, and a
+     * link event must not throw into the link's loop (that cut the connection's end short).
+     */
+    private boolean onControl(Runnable task) {
+        try {
+            control.execute(task);
+            return true;
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            LOG.debug("HA node {}: closing, a link event is not handled", node);
+            return false;
+        }
     }
 
     @Override
@@ -255,7 +272,7 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
     /** The primary handed the pair over (a planned switchover): this node serves from now on. */
     @Override
     public void handover() {
-        control.execute(() -> {
+        onControl(() -> {
             if (role != Role.SECONDARY) {
                 LOG.warn("HA node {}: {} handed the pair over, but this node is {}", node, peerNode,
                         role.name().toLowerCase());
@@ -413,7 +430,17 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
     private void beginAlone(Generation next, String why) throws IOException {
         Generation since = inSync || role != Role.PRIMARY ? state.generation() : state.trackedSince();
         NodeStateFile.State s = state.withGeneration(next, since);
-        stateFile.save(s);
+        // The witness has moved the pair to the new generation: record it even on an interrupted
+        // thread (the control thread of a node that stops while its promotion was being granted),
+        // or the node would restart at a generation the witness no longer grants anything for.
+        boolean interrupted = Thread.interrupted();
+        try {
+            stateFile.save(s);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
         state = s;
         degraded = true;
         inSync = false;

@@ -24,6 +24,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -366,6 +367,50 @@ class PairNodeTest {
         Thread.sleep(300);
         assertThat(a.node.role()).isEqualTo(PairNode.Role.PRIMARY);
         assertThat(b.node.role()).isEqualTo(PairNode.Role.SECONDARY);
+    }
+
+    /**
+     * A node stops its control thread before it ends its link, and the link's end is one more link
+     * event: it used to throw RejectedExecutionException into the link's loop (a WARN with a stack
+     * trace at every clean stop of a connected node, and the connection's end cut short).
+     */
+    @Test
+    void linkEventsWhileTheNodeClosesAreNotThrownIntoTheLink() throws Exception {
+        Node b = b();
+        Node a = a();
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        a.node.close();
+        assertThatCode(() -> a.node.down("this node stopped")).doesNotThrowAnyException();
+        assertThatCode(() -> a.node.handover()).doesNotThrowAnyException();
+        assertThatCode(() -> a.node.up(a.node.hello())).doesNotThrowAnyException();
+        b.close();
+    }
+
+    /**
+     * A promotion the witness granted is recorded even on an interrupted thread: a node that stops
+     * (its control thread interrupted) while the witness grants it a new generation used to fail
+     * to save it (ClosedByInterruptException), and then knew an older generation than the witness,
+     * which grants nothing for it: the pair could never again serve without one of its nodes.
+     */
+    @Test
+    void aGenerationTheWitnessGrantedIsRecordedEvenOnAnInterruptedThread() throws Exception {
+        int w = witness().address().getPort();
+        Node b = new Node("b", "a", portB, portA, storeB, w);
+        Node a = new Node("a", "b", portA, portB, storeA, w);
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        awaitInSync(a);
+        b.close();
+        a.awaitRole("PRIMARY/null/[2]");
+        Thread.currentThread().interrupt();
+        try {
+            a.node.notReplicated("disk"); // asks the witness to go on alone: granted, generation 1@a
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(a.node.describe()).contains("degraded").contains("generation 1@a");
+        assertThat(new NodeStateFile(dir.resolve("a").resolve("node.state")).load().generation())
+                .hasToString("1@a");
     }
 
     private static int freePort() {

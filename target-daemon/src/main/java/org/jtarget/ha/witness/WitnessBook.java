@@ -91,6 +91,15 @@ final class WitnessBook {
     }
 
     private WitnessAnswer promote(WitnessRequest r, Pair p, long now) throws IOException {
+        Generation next = r.generation().next(r.node());
+        if (p != null && p.generation.equals(next) && r.node().equals(p.holder)) {
+            // this node's own promotion, whose answer it never got (its read timed out, its client
+            // asked again): it still has the data it was promoted from, and nobody else can have
+            // served a generation that only it may begin, so it is granted the same again
+            LOG.info("witness: {} of pair {} promoted to generation {} again (it had not heard the answer)",
+                    r.node(), r.pair(), next);
+            return grant(r, p, next, now);
+        }
         if (p != null && !r.generation().equals(p.generation)) {
             return new WitnessAnswer.Refused("the pair is at generation " + p.generation + "; " + r.node()
                     + " has " + r.generation());
@@ -99,7 +108,6 @@ final class WitnessBook {
         if (holder != null) {
             return new WitnessAnswer.Refused(holder);
         }
-        Generation next = r.generation().next(r.node());
         LOG.info("witness: {} of pair {} promoted to generation {}", r.node(), r.pair(), next);
         return grant(r, p, next, now);
     }

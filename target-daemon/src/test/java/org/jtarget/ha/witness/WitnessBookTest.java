@@ -39,6 +39,31 @@ class WitnessBookTest {
         assertThat(book.handle(promote("a", G0), 5000 * MS)).as("a's data is older").isInstanceOf(WitnessAnswer.Refused.class);
     }
 
+    /**
+     * A node whose PROMOTE was granted but whose answer it never got (the witness answers only after
+     * its state file is forced; the node waits one heartbeat interval) asks again from the same
+     * data: it used to be refused (the pair was at the generation it did not know it had), and
+     * then nobody could ever serve the pair alone again.
+     */
+    @Test
+    void aPromotionWhoseAnswerWasLostIsGrantedAgainToThatNodeOnly() throws Exception {
+        WitnessBook book = new WitnessBook(dir.resolve("w.state"), 0);
+        Generation oneAtB = new Generation(1, "b");
+        book.handle(lease("a", G0), 0);
+        assertThat(book.handle(promote("b", G0), 1001 * MS)).isEqualTo(new WitnessAnswer.Granted(oneAtB));
+        assertThat(book.handle(promote("b", G0), 1100 * MS)).as("b asks again at once")
+                .isEqualTo(new WitnessAnswer.Granted(oneAtB));
+        assertThat(book.handle(promote("b", G0), 5000 * MS)).as("b asks again after the lease it never knew of ended")
+                .isEqualTo(new WitnessAnswer.Granted(oneAtB));
+        assertThat(book.handle(promote("a", G0), 9000 * MS)).as("a, whose data is older")
+                .isInstanceOf(WitnessAnswer.Refused.class);
+        assertThat(book.handle(lease("a", G0), 9000 * MS)).isInstanceOf(WitnessAnswer.Refused.class);
+        assertThat(book.handle(promote("b", oneAtB), 9000 * MS)).as("b, serving 1@b, goes on from there as usual")
+                .isEqualTo(new WitnessAnswer.Granted(new Generation(2, "b")));
+        assertThat(book.handle(promote("b", G0), 9100 * MS)).as("no longer b's next generation")
+                .isInstanceOf(WitnessAnswer.Refused.class);
+    }
+
     @Test
     void aReleasedLeaseLetsThePeerGoOnAtOnce() throws Exception {
         WitnessBook book = new WitnessBook(dir.resolve("w.state"), 0);
