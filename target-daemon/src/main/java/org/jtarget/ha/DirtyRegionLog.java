@@ -172,6 +172,16 @@ public final class DirtyRegionLog implements Closeable {
         bits.clear(region);
     }
 
+    /**
+     * Marks every region clean: this node's copy became the peer's (the peer copied its data here),
+     * so nothing here is missing there. Stable at the next {@link #flush}.
+     */
+    public void clearAll() {
+        for (long r = bits.next(0); r >= 0; r = bits.next(r + 1)) {
+            bits.clear(r);
+        }
+    }
+
     public int regionSize() {
         return geometry.regionSize();
     }

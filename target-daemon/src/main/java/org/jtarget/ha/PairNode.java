@@ -747,6 +747,12 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
     }
 
     private synchronized void copyComplete(ReplicatedBackstore s) throws IOException {
+        // This copy is now the primary's: regions this node once changed alone (as a primary that
+        // died with writes in flight, or went on degraded) are no longer missing at the peer. Left
+        // dirty, they made every later HELLO say DATA_CHANGED, and every return of this node as
+        // the secondary cost a full copy instead of the regions it missed.
+        s.log().clearAll();
+        s.log().flush();
         NodeStateFile.State next = state.withComplete(s.name(), true);
         boolean all = true;
         for (ReplicatedBackstore other : stores) {

@@ -90,6 +90,23 @@ class DirtyRegionLogTest {
     }
 
     @Test
+    void clearAllCleansEveryRegionDurably() throws IOException {
+        try (DirtyRegionLog log = open(dir, 4)) {
+            log.markDirty(0, REGION);
+            log.markDirty(100L * REGION, 3L * REGION);
+            log.markDirty(LENGTH - 1, 1); // the last region
+            log.flush();
+            log.clearAll();
+            assertThat(log.isClean()).isTrue();
+            assertThat(log.dirtyBytes()).isZero();
+            log.flush();
+        }
+        try (DirtyRegionLog log = open(dir, 4)) {
+            assertThat(log.isClean()).as("clean after a reopen").isTrue();
+        }
+    }
+
+    @Test
     void setsIteratesAndClearsBits() throws IOException {
         try (DirtyRegionLog log = open(dir, 4)) {
             log.markDirty(3L * REGION, 2L * REGION + 1); // regions 3, 4 and 5

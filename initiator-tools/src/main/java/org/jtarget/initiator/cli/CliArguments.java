@@ -49,9 +49,9 @@ public record CliArguments(Command command, IscsiUrl url, RdmaUrl rdmaUrl, SrpUr
             + " [--initiator-name IQN] [--digests] [--timeout SECONDS]\n"
             + "       jtarget-initiator readcap|read|write|verify rdma://HOST[:PORT]/ENDPOINT [--lba N --blocks N]"
             + " [--out FILE] [--in FILE | --pattern BYTE|random:SEED] [--timeout SECONDS]\n"
-            + "       jtarget-initiator crashcheck write --url URL --journal FILE [--seconds N] [--mode fua|sync|none]"
-            + " [--lba N] [--blocks N]\n"
-            + "       jtarget-initiator crashcheck verify --url URL --journal FILE\n"
+            + "       jtarget-initiator crashcheck write --url URL [--url URL...] --journal FILE [--seconds N]"
+            + " [--mode fua|sync|none] [--lba N] [--blocks N]\n"
+            + "       jtarget-initiator crashcheck verify --url URL [--url URL...] --journal FILE\n"
             + "       jtarget-initiator bench --url URL [--sessions N] [--qd N]"
             + " [--rw read|write|rw|randread|randwrite|randrw] [--rwmixread PCT] [--bs SIZE] [--seconds N]"
             + " [--ramp SECONDS] [--lba N] [--blocks N]\n"
@@ -64,7 +64,9 @@ public record CliArguments(Command command, IscsiUrl url, RdmaUrl rdmaUrl, SrpUr
             + " the same session over an iSER portal (RFC 7145, iwarp provider; no --digests), or"
             + " srp://HOST[:PORT]/0xTARGET_PORT_ID/LUN for an SRP target port (T10 SRP r16a, iwarp provider; port "
             + SrpUrl.DEFAULT_PORT + " by default; TARGET_PORT_ID and --initiator-name are 0x and 32 hex digits;"
-            + " no --digests, no discover)";
+            + " no --digests, no discover); several crashcheck --urls are paths to one LU (multipath: write moves to the"
+            + " next path on a lost connection, a refused login or ALUA NOT READY 04/0A-0C and sends the unacknowledged"
+            + " write again, until --seconds end; verify reads through the first path that answers)";
 
     /** Parses {@code args}; any problem is a {@link CliFailure#USAGE} failure. */
     public static CliArguments parse(String[] args) throws CliFailure {

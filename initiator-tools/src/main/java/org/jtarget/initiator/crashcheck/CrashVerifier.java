@@ -3,10 +3,11 @@ package org.jtarget.initiator.crashcheck;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
 import org.jtarget.initiator.cli.Capacity;
 import org.jtarget.initiator.cli.Chunk;
 import org.jtarget.initiator.cli.CliFailure;
-import org.jtarget.initiator.cli.ScsiSession;
 import org.jtarget.initiator.raw.ScsiCdbs;
 
 /**
@@ -14,23 +15,32 @@ import org.jtarget.initiator.raw.ScsiCdbs;
  * to {@link Chunk#MAX_CHUNK_BYTES}), judges each block with {@link Expectations}, prints one line
  * per lost block (at most {@link #MAX_LOST_LINES}) and then {@code verified N blocks, M lost}.
  * M > 0 is exit 1 (the CLI's data-mismatch code).
+ *
+ * <p>With several {@code --url}s (paths to one LU) it reads through the first path that answers:
+ * a path whose connection or login fails, or whose port group answers ALUA NOT READY (04h/0Ah, 0Bh,
+ * 0Ch: the standby node of an HA pair), is left for the next one, and the reading starts over
+ * there; only when no path answers does verify fail (exit 5).
  */
 final class CrashVerifier {
 
     static final int MAX_LOST_LINES = 20;
 
-    private final PrintStream out;
     private final Expectations expectations;
+    private final List<String> lostLines = new ArrayList<>();
     private long verified;
     private long lost;
     private long inFlight;
 
-    private CrashVerifier(PrintStream out, Expectations expectations) {
-        this.out = out;
+    private CrashVerifier(Expectations expectations) {
         this.expectations = expectations;
     }
 
     static void run(CrashcheckArguments args, PrintStream out) throws IOException, CliFailure {
+        run(args, out, PathSet.of(args, out));
+    }
+
+    /** Verify through {@code paths} (tests give paths of their own). */
+    static void run(CrashcheckArguments args, PrintStream out, PathSet paths) throws IOException, CliFailure {
         if (!Files.isRegularFile(args.journal())) {
             throw new CliFailure(CliFailure.IO_ERROR, "journal " + args.journal() + " does not exist");
         }
@@ -40,18 +50,44 @@ final class CrashVerifier {
         out.println("journal: " + e.runCount() + " runs, " + e.acknowledged() + " acknowledged writes, "
                 + lbas.length + " distinct LBAs" + (contents.tornBytes() > 0
                 ? ", torn tail of " + contents.tornBytes() + " bytes ignored" : ""));
-        CrashVerifier v = new CrashVerifier(out, e);
+        CrashVerifier v = new CrashVerifier(e);
         if (lbas.length > 0) {
-            try (ScsiSession s = ScsiSession.open(args.url(), args.initiatorName(), args.digests(),
-                    args.timeout())) {
-                v.checkAll(s, lbas);
+            try (paths) {
+                v = throughFirstPathThatAnswers(args, out, paths, e, lbas);
             }
         }
-        v.report();
+        v.report(out);
     }
 
-    private void checkAll(ScsiSession s, long[] lbas) throws IOException, CliFailure {
-        Capacity cap = s.capacity();
+    /** Reads everything through one path: the first that answers, each tried once in order. */
+    private static CrashVerifier throughFirstPathThatAnswers(CrashcheckArguments args, PrintStream out, PathSet paths,
+                                                             Expectations e, long[] lbas)
+            throws IOException, CliFailure {
+        List<String> failed = new ArrayList<>();
+        while (true) {
+            CrashVerifier v = new CrashVerifier(e);
+            try {
+                v.checkAll(paths, lbas);
+                if (args.multipath()) {
+                    out.println("read through " + paths.current().describe());
+                }
+                return v;
+            } catch (PathFailure f) {
+                if (!args.multipath()) {
+                    throw f.asCliFailure();
+                }
+                failed.add(f.getMessage());
+                if (failed.size() == args.paths().size()) {
+                    throw new CliFailure(CliFailure.IO_ERROR, "no path answered: " + String.join("; ", failed));
+                }
+                paths.next(f);
+            }
+        }
+    }
+
+    private void checkAll(PathSet paths, long[] lbas) throws PathFailure, CliFailure {
+        paths.session();
+        Capacity cap = paths.capacity();
         int bl = expectations.blockLength();
         if (cap.blockSize() != bl) {
             throw new CliFailure(CliFailure.IO_ERROR, "the journal was written with " + bl + "-byte blocks but the LUN"
@@ -68,14 +104,14 @@ final class CrashVerifier {
             while (j < lbas.length && j - i < maxBlocks && lbas[j] == lbas[j - 1] + 1) {
                 j++;
             }
-            readAndCheck(s, lbas[i], j - i, bl);
+            readAndCheck(paths, lbas[i], j - i, bl);
             i = j;
         }
     }
 
-    private void readAndCheck(ScsiSession s, long lba, int blocks, int bl) throws IOException, CliFailure {
+    private void readAndCheck(PathSet paths, long lba, int blocks, int bl) throws PathFailure, CliFailure {
         int length = blocks * bl;
-        byte[] d = s.dataIn(ScsiCdbs.read16(lba, blocks), length, "READ (16) at LBA " + lba);
+        byte[] d = paths.run(s -> s.execute(ScsiCdbs.read16(lba, blocks), length), "READ (16) at LBA " + lba).data();
         if (d.length != length) {
             throw new CliFailure(CliFailure.IO_ERROR, "READ (16) at LBA " + lba + " returned " + d.length + " of "
                     + length + " bytes");
@@ -88,13 +124,14 @@ final class CrashVerifier {
             } else if (v.lost()) {
                 lost++;
                 if (lost <= MAX_LOST_LINES) {
-                    out.println("lost LBA " + (lba + k) + ": " + v.detail());
+                    lostLines.add("lost LBA " + (lba + k) + ": " + v.detail());
                 }
             }
         }
     }
 
-    private void report() throws CliFailure {
+    private void report(PrintStream out) throws CliFailure {
+        lostLines.forEach(out::println);
         if (lost > MAX_LOST_LINES) {
             out.println("... and " + (lost - MAX_LOST_LINES) + " more lost blocks");
         }

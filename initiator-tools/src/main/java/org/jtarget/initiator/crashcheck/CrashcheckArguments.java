@@ -4,7 +4,9 @@ import static org.jtarget.initiator.cli.OptionValues.nonEmpty;
 import static org.jtarget.initiator.cli.OptionValues.number;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.jtarget.initiator.cli.CliArguments;
 import org.jtarget.initiator.cli.CliFailure;
@@ -12,16 +14,29 @@ import org.jtarget.initiator.cli.OptionValues;
 import org.jtarget.initiator.cli.ScsiUrl;
 
 /**
- * A parsed {@code crashcheck write|verify --url URL --journal FILE [OPTIONS]} command line; options
- * as {@code --name value} or {@code --name=value}, in any order. The URL is an iscsi://, iser:// or
- * srp:// one ({@link ScsiUrl}).
+ * A parsed {@code crashcheck write|verify --url URL [--url URL...] --journal FILE [OPTIONS]} command
+ * line; options as {@code --name value} or {@code --name=value}, in any order. Each URL is an
+ * iscsi://, iser:// or srp:// one ({@link ScsiUrl}); several are paths to one LU ({@link LunPath},
+ * see {@link PathSet}), each with its initiator name ({@code --initiator-name}, else the default for
+ * its kind of URL).
  *
- * @param seconds how long {@code write} runs, or -1 for "until killed or the connection drops"
+ * @param paths   the {@code --url}s in command-line order, at least one
+ * @param seconds how long {@code write} runs, or -1 for "until killed or the connection drops" (with
+ *                several paths: until killed)
  * @param lba     first LBA of the write region, or -1 for 0
  * @param blocks  length of the write region, or -1 for "to the end of the LUN"
  */
-public record CrashcheckArguments(Action action, ScsiUrl url, Path journal, long seconds, WriteMode mode, long lba,
-                                  long blocks, String initiatorName, boolean digests, Duration timeout) {
+public record CrashcheckArguments(Action action, List<LunPath> paths, Path journal, long seconds, WriteMode mode,
+                                  long lba, long blocks, boolean digests, Duration timeout) {
+
+    public CrashcheckArguments {
+        paths = List.copyOf(paths);
+    }
+
+    /** Whether several paths were given: path failures then move to the next path instead of ending the run. */
+    public boolean multipath() {
+        return paths.size() > 1;
+    }
 
     /** The command word that selects crashcheck. */
     public static final String WORD = "crashcheck";
@@ -56,7 +71,7 @@ public record CrashcheckArguments(Action action, ScsiUrl url, Path journal, long
     private static final class Builder {
         private final Action action;
         private final Set<String> seen = new HashSet<>();
-        private String url;
+        private final List<String> urls = new ArrayList<>();
         private Path journal;
         private long seconds = -1;
         private WriteMode mode = WriteMode.FUA;
@@ -71,11 +86,11 @@ public record CrashcheckArguments(Action action, ScsiUrl url, Path journal, long
         }
 
         void option(String name, String value) throws CliFailure {
-            if (!seen.add(name)) {
+            if (!seen.add(name) && !name.equals("--url")) {
                 throw CliFailure.usage("option " + name + " given twice");
             }
             switch (name) {
-                case "--url" -> url = value;
+                case "--url" -> urls.add(value);
                 case "--journal" -> journal = Path.of(nonEmpty(name, value));
                 case "--seconds" -> seconds = number(name, value, 1, 31_536_000);
                 case "--mode" -> mode = WriteMode.of(value);
@@ -90,16 +105,20 @@ public record CrashcheckArguments(Action action, ScsiUrl url, Path journal, long
 
         CrashcheckArguments build() throws CliFailure {
             String word = "crashcheck " + action.name().toLowerCase(java.util.Locale.ROOT);
-            if (url == null) {
+            if (urls.isEmpty()) {
                 throw CliFailure.usage(word + " needs --url URL");
             }
             if (journal == null) {
                 throw CliFailure.usage(word + " needs --journal FILE");
             }
-            ScsiUrl parsed = ScsiUrl.parse(url);
-            CliArguments.checkDigests(parsed, digests);
-            return new CrashcheckArguments(action, parsed, journal, seconds, mode, lba, blocks,
-                    CliArguments.initiatorNameFor(parsed, initiatorName), digests, timeout);
+            List<LunPath> paths = new ArrayList<>();
+            for (String url : urls) {
+                ScsiUrl parsed = ScsiUrl.parse(url);
+                CliArguments.checkDigests(parsed, digests);
+                paths.add(new LunPath(paths.size() + 1, parsed, CliArguments.initiatorNameFor(parsed,
+                        initiatorName)));
+            }
+            return new CrashcheckArguments(action, paths, journal, seconds, mode, lba, blocks, digests, timeout);
         }
     }
 }

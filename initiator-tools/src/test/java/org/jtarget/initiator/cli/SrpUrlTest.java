@@ -56,7 +56,7 @@ class SrpUrlTest {
         assertThat(CliArguments.parse(new String[] {"inquiry", url, "--vpd", "0x83"}).srpUrl()).isNotNull();
         assertThat(BenchArguments.parse(new String[] {"bench", "--url", url}).url()).isInstanceOf(SrpUrl.class);
         assertThat(CrashcheckArguments.parse(new String[] {"crashcheck", "verify", "--url", url, "--journal", "j"})
-                .url()).isInstanceOf(SrpUrl.class);
+                .paths().get(0).url()).isInstanceOf(SrpUrl.class);
         assertThatThrownBy(() -> CliArguments.parse(new String[] {"discover", "srp://h"}))
                 .hasMessageContaining("SRP has no discovery");
     }

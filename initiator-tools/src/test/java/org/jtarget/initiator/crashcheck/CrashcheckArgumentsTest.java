@@ -24,7 +24,7 @@ class CrashcheckArgumentsTest {
         CrashcheckArguments a = CrashcheckArguments.parse(new String[] {"crashcheck", "write", "--url", URL,
                 "--journal=/tmp/j", "--seconds", "30", "--mode", "sync", "--lba", "8", "--blocks=512", "--digests"});
         assertThat(a.action()).isEqualTo(CrashcheckArguments.Action.WRITE);
-        assertThat(a.url().lun()).isEqualTo(1);
+        assertThat(a.paths().get(0).url().lun()).isEqualTo(1);
         assertThat(a.journal()).isEqualTo(Path.of("/tmp/j"));
         assertThat(a.seconds()).isEqualTo(30);
         assertThat(a.mode()).isEqualTo(WriteMode.SYNC);
@@ -72,7 +72,7 @@ class CrashcheckArgumentsTest {
                 new PrintStream(err));
         assertThat(code).isEqualTo(CliFailure.USAGE);
         assertThat(err.toString()).contains("crashcheck write needs --journal FILE")
-                .contains("jtarget-initiator crashcheck verify --url URL --journal FILE");
+                .contains("jtarget-initiator crashcheck verify --url URL [--url URL...] --journal FILE");
     }
 
     @Test
