@@ -19,6 +19,7 @@ import org.jtarget.initiator.crashcheck.Journal;
 import org.jtarget.initiator.crashcheck.JournalRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -45,7 +46,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HaChaosIT {
 
-    private static final String IQN = "iqn.2026-11.org.jtarget:ha-chaos";
     private static final int KILLS = Integer.getInteger("ha.chaos.kills", 20);
     private static final long SEED = Long.getLong("ha.chaos.seed", System.nanoTime());
     /** 16 MiB: what a rejoining old primary gets copied whole. */
@@ -70,73 +70,8 @@ class HaChaosIT {
     @TempDir
     Path dir;
 
-    private Node a;
-    private Node b;
-    private Process witness;
+    private HaPair pair;
     private Process writer;
-
-    /** One daemon of the pair: its folder, its portal, its replication listener. */
-    private static final class Node {
-        final String name;
-        final Path dir;
-        final int portal = DaemonProcess.freePort();
-        final int tag;
-        final int haPort = DaemonProcess.freePort();
-        DaemonProcess daemon;
-
-        Node(Path root, String name, int tag) {
-            this.name = name;
-            this.dir = root.resolve(name);
-            this.tag = tag;
-        }
-
-        void writeConfig(Node peer, int witnessPort) throws IOException {
-            DaemonConfig.write(dir, """
-                    daemon:
-                      state-dir: state
-                      buffer-pool: { pinned-size: 64MiB, pin: true }
-                    portals:
-                      - { name: p, listen: "127.0.0.1:%d", portal-group-tag: %d }
-                    backstores:
-                      - { name: disk, %s }
-                    targets:
-                      - iqn: %s
-                        portals: [p]
-                        acl: ["*"]
-                        luns: [ { lun: 0, backstore: disk } ]
-                    ha:
-                      node: %s
-                      listen: "127.0.0.1:%d"
-                      peer: { node: %s, address: "127.0.0.1:%d" }
-                      witness: "127.0.0.1:%d"
-                      heartbeat-interval: 200ms
-                      heartbeat-timeout: 1s
-                      backstores: [disk]
-                    """.formatted(portal, tag, FILE_STORE, IQN, name, haPort, peer.name, peer.haPort, witnessPort));
-        }
-
-        void start() {
-            daemon = DaemonProcess.start(dir.resolve("jtarget.yaml"), portal);
-        }
-
-        /** SIGKILL, and wait for the process to be gone. */
-        void kill() {
-            daemon.kill();
-            daemon.awaitExit(PROCESS_EXIT_WAIT);
-        }
-
-        int mark() {
-            return daemon.log().length();
-        }
-
-        Path disk() {
-            return dir.resolve("disk.img");
-        }
-
-        String url() {
-            return Transport.TCP.url(portal, IQN, 0);
-        }
-    }
 
     /** What one kill did, for the summary. */
     private record Kill(int number, boolean primary, String victim, int runMs, long aloneMs, int downMs, long syncMs,
@@ -150,46 +85,25 @@ class HaChaosIT {
     }
 
     @AfterEach
-    void stopEverything() throws IOException {
+    void stopEverything(TestInfo test) throws IOException {
         if (writer != null && writer.isAlive()) {
             writer.destroyForcibly();
         }
         try {
-            try {
-                DaemonProcess.stopCleanlyIfRunning(a == null ? null : a.daemon);
-            } finally {
-                DaemonProcess.stopCleanlyIfRunning(b == null ? null : b.daemon);
+            if (pair != null) {
+                pair.stop("HaChaosIT", test); // the nodes cleanly, the witness; their logs kept
             }
         } finally {
-            if (witness != null && witness.isAlive()) {
-                witness.destroy();
-                try {
-                    if (!witness.waitFor(PROCESS_EXIT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                        witness.destroyForcibly();
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            keepLogs();
+            keepWriterOutput();
         }
     }
 
-    /** Copies the nodes' and the witness's logs and the writer's output to {@code target/daemon-logs/HaChaosIT.*}. */
-    private void keepLogs() throws IOException {
+    /** Copies the writer's output to {@code target/daemon-logs/HaChaosIT.writer.*}. */
+    private void keepWriterOutput() throws IOException {
         Path logs = Files.createDirectories(Path.of("target", "daemon-logs"));
-        List<Path[]> files = new ArrayList<>();
-        for (Node n : new Node[] {a, b}) {
-            if (n != null) {
-                files.add(new Path[] {n.dir.resolve("daemon.log"), logs.resolve("HaChaosIT." + n.name + ".log")});
-            }
-        }
-        files.add(new Path[] {dir.resolve("witness/witness.log"), logs.resolve("HaChaosIT.witness.log")});
-        files.add(new Path[] {dir.resolve("writer.out"), logs.resolve("HaChaosIT.writer.out")});
-        files.add(new Path[] {dir.resolve("writer.err"), logs.resolve("HaChaosIT.writer.err")});
-        for (Path[] f : files) {
-            if (Files.exists(f[0])) {
-                Files.copy(f[0], f[1], StandardCopyOption.REPLACE_EXISTING);
+        for (String f : new String[] {"writer.out", "writer.err"}) {
+            if (Files.exists(dir.resolve(f))) {
+                Files.copy(dir.resolve(f), logs.resolve("HaChaosIT." + f), StandardCopyOption.REPLACE_EXISTING);
             }
         }
     }
@@ -200,31 +114,30 @@ class HaChaosIT {
         System.out.println("HaChaosIT: seed " + SEED + " (replay with -Dha.chaos.seed=" + SEED + "), " + KILLS
                 + " kills");
         Random random = new Random(SEED);
-        int witnessPort = startWitness();
-        a = new Node(dir, "a", 1);
-        b = new Node(dir, "b", 2);
-        a.writeConfig(b, witnessPort);
-        b.writeConfig(a, witnessPort);
-        a.start();
-        b.start();
-        awaitLog(a, 0, Pattern.compile("HA node a: primary, peer b secondary"));
-        awaitLog(b, 0, Pattern.compile("HA node b: secondary, peer a primary"));
-        awaitLog(a, 0, inSync(a, b));
+        pair = new HaPair(dir);
+        HaPair.Node a = pair.a;
+        HaPair.Node b = pair.b;
+        int witnessPort = pair.startWitness();
+        a.writeConfig(FILE_STORE, b.haPort, witnessPort);
+        b.writeConfig(FILE_STORE, a.haPort, witnessPort);
+        pair.startBoth();
+        pair.awaitRoles();
+        awaitLog(a, 0, inSync(a, b), "setting up the pair");
         long setUp = System.nanoTime();
 
         Path journal = dir.resolve("journal");
         writer = startWriter(journal);
         awaitAcknowledgements(journal, 1, "the first write");
 
-        Node primary = a;
-        Node secondary = b;
+        HaPair.Node primary = a;
+        HaPair.Node secondary = b;
         List<Kill> kills = new ArrayList<>();
         for (int i = 1; i <= KILLS; i++) {
             boolean killPrimary = random.nextBoolean();
             int runMs = MIN_RUN_MS + random.nextInt(MAX_RUN_MS - MIN_RUN_MS + 1);
             int downMs = MIN_DOWN_MS + random.nextInt(MAX_DOWN_MS - MIN_DOWN_MS + 1);
-            Node victim = killPrimary ? primary : secondary;
-            Node survivor = killPrimary ? secondary : primary;
+            HaPair.Node victim = killPrimary ? primary : secondary;
+            HaPair.Node survivor = killPrimary ? secondary : primary;
             String where = "kill " + i + "/" + KILLS + " (the " + (killPrimary ? "primary " : "secondary ")
                     + victim.name + "), seed " + SEED;
 
@@ -297,30 +210,9 @@ class HaChaosIT {
 
     // ------------------------------------------------------------------ processes
 
-    /** {@code jtargetd --witness} on a free port, its log in {@code witness/witness.log}; waits until it accepts. */
-    private int startWitness() throws IOException, InterruptedException {
-        int port = DaemonProcess.freePort();
-        Path wdir = Files.createDirectories(dir.resolve("witness"));
-        ProcessBuilder pb = new ProcessBuilder(DaemonProcess.jtargetd().toString(), "--witness", "--listen",
-                DaemonProcess.HOST + ":" + port, "--state-dir", wdir.toString())
-                .directory(wdir.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(wdir.resolve("witness.log").toFile()))
-                .redirectErrorStream(true);
-        witness = pb.start();
-        long deadline = System.nanoTime() + DaemonProcess.START_TIMEOUT.toNanos();
-        while (!DaemonProcess.accepting(port)) {
-            if (!witness.isAlive() || System.nanoTime() - deadline > 0) {
-                throw new AssertionError("the witness did not listen on " + port + "\n" + witnessLog());
-            }
-            Thread.sleep(50);
-        }
-        return port;
-    }
-
     /** {@code crashcheck write} through both nodes (a's path first) over the region, FUA, in the background. */
     private Process startWriter(Path journal) throws IOException {
-        return new ProcessBuilder(cli().toString(), "crashcheck", "write", "--url", a.url(), "--url", b.url(),
+        return new ProcessBuilder(cli().toString(), "crashcheck", "write", "--url", pair.a.url(), "--url", pair.b.url(),
                 "--journal", journal.toString(), "--seconds", WRITER_SECONDS, "--mode", "fua", "--lba",
                 Integer.toString(REGION_LBA), "--blocks", Integer.toString(REGION_BLOCKS))
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
@@ -337,28 +229,17 @@ class HaChaosIT {
 
     // ------------------------------------------------------------------ waiting
 
-    private static Pattern inSync(Node primary, Node secondary) {
+    private static Pattern inSync(HaPair.Node primary, HaPair.Node secondary) {
         return Pattern.compile("HA node " + primary.name + ": " + secondary.name
                 + " in sync, (\\d+) MiB copied in [\\d.]+ s");
     }
 
-    private Matcher awaitLog(Node n, int from, Pattern pattern) throws InterruptedException {
-        return awaitLog(n, from, pattern, "setting up the pair");
-    }
-
-    /** Waits for {@code pattern} in {@code n}'s log from {@code from}; fails with every log and the writer's output. */
-    private Matcher awaitLog(Node n, int from, Pattern pattern, String where) throws InterruptedException {
-        long deadline = System.nanoTime() + PAIR_WAIT.toNanos();
-        while (true) {
-            Matcher m = pattern.matcher(n.daemon.log());
-            if (m.find(from)) {
-                return m;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("node " + n.name + " did not log /" + pattern + "/ within "
-                        + PAIR_WAIT.toSeconds() + " s (" + where + ")\n" + describeAll());
-            }
-            Thread.sleep(20);
+    /** {@link HaPair#awaitLog}, its failure also naming {@code where} and showing the writer's output. */
+    private Matcher awaitLog(HaPair.Node n, int from, Pattern pattern, String where) throws InterruptedException {
+        try {
+            return pair.awaitLog(n, from, pattern, PAIR_WAIT);
+        } catch (AssertionError e) {
+            throw new AssertionError(where + ": " + e.getMessage() + "\n" + writerOutput(), e);
         }
     }
 
@@ -391,21 +272,15 @@ class HaChaosIT {
 
     // ------------------------------------------------------------------ failure messages
 
+    /** Every process's state and log tail (the nodes', the witness's) and the writer's output. */
     private String describeAll() {
-        StringBuilder s = new StringBuilder();
-        for (Node n : new Node[] {a, b}) {
-            if (n != null && n.daemon != null) {
-                s.append(n.daemon.describe()).append('\n');
-            }
-        }
-        s.append("--- witness log ---\n").append(witnessLog()).append('\n');
-        s.append("--- writer stdout, last lines ---\n").append(tail(dir.resolve("writer.out"))).append('\n');
-        s.append("--- writer stderr, last lines ---\n").append(tail(dir.resolve("writer.err"))).append('\n');
-        return s.append("(all logs in integration-tests/target/daemon-logs/HaChaosIT.*)").toString();
+        return pair.describe() + writerOutput();
     }
 
-    private String witnessLog() {
-        return tail(dir.resolve("witness/witness.log"));
+    private String writerOutput() {
+        return "--- writer stdout, last lines ---\n" + tail(dir.resolve("writer.out")) + "\n"
+                + "--- writer stderr, last lines ---\n" + tail(dir.resolve("writer.err")) + "\n"
+                + "(all logs in integration-tests/target/daemon-logs/HaChaosIT.*)";
     }
 
     /** The last 40 lines of {@code file}; never throws. */
