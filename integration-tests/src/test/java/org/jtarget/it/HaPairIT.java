@@ -57,6 +57,8 @@ class HaPairIT {
 
     /** The replicated store of each node: a file ({@link HaPair#FILE_STORE}), or a memory store, of 64 MiB (or half that). */
     private static final String SMALLER_FILE_STORE = "type: file, path: disk.img, size: 32MiB, create: true";
+    /** The resync figure is for a 4 GiB LU: a thin file, so that it costs no disk until written. */
+    private static final String LARGE_THIN_FILE_STORE = "type: file, path: disk.img, size: 4GiB, create: true, thin: true";
     private static final String MEMORY_STORE = "type: memory, size: 64MiB";
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration JOURNAL_WAIT = Duration.ofSeconds(20);
@@ -118,19 +120,30 @@ class HaPairIT {
         pair.stopBothAndCompare();
     }
 
+    /**
+     * The issue's figure: 64 MiB written to a 4 GiB LU while the secondary was down; its return
+     * copies those 64 MiB (less than twice that), not 4 GiB. The stores are thin files, so the
+     * pair's first copy sends the unwritten LU as UNMAPs rather than 4 GiB of zeros.
+     */
     @Test
     void theSecondaryKilledGetsOnlyWhatItMissedWhenItReturns() throws Exception {
-        startPair(FILE_STORE, FILE_STORE);
+        startPair(LARGE_THIN_FILE_STORE, LARGE_THIN_FILE_STORE);
         awaitRoles();
-        awaitLog(a, 0, IN_SYNC);
+        Matcher first = awaitLog(a, 0, Pattern.compile(IN_SYNC.pattern() + ".*")); // with what went as UNMAP
+        System.out.printf("HaPairIT: the first copy of the 4 GiB thin LU: \"%s\"%n", first.group());
+        assertThat(first.group()).as("the pair's first copy: nothing written yet, all of it as UNMAP")
+                .contains("0 MiB copied").contains("4096 MiB of unallocated blocks as UNMAP");
 
         b.kill();
         int mark = a.mark();
         byte[] data = random(16 * MIB, 2);
         try (ScsiClient c = a.login("iqn.2026-11.org.jtarget:ha-it-a")) {
             c.testUnitReadyClearingUnitAttention(LUN);
-            write(c, 32 * MIB_BLOCKS, data); // fails unless a serves on alone
-            assertThat(read(c, 32 * MIB_BLOCKS, data.length)).as("16 MiB read back through a, alone").isEqualTo(data);
+            for (int i = 0; i < 4; i++) { // 4 x 16 MiB, 1 GiB apart; fails unless a serves on alone
+                write(c, i * 1024L * MIB_BLOCKS + 32 * MIB_BLOCKS, data);
+            }
+            assertThat(read(c, 3 * 1024L * MIB_BLOCKS + 32 * MIB_BLOCKS, data.length))
+                    .as("16 MiB read back through a, alone").isEqualTo(data);
         }
         awaitLog(a, mark, Pattern.compile("HA node a: b is not receiving changes; serving alone \\(degraded\\)"));
 
@@ -138,9 +151,9 @@ class HaPairIT {
         b.start();
         Matcher synced = awaitLog(a, mark, IN_SYNC);
         long copied = Long.parseLong(synced.group(1));
-        System.out.printf("HaPairIT: after b missed 16 MiB, a logged \"%s\"%n", synced.group());
-        assertThat(copied).as("MiB copied to b on its return: what it missed (16 MiB), not the store (64 MiB)\n"
-                + synced.group()).isBetween(16L, 31L);
+        System.out.printf("HaPairIT: after b missed 64 MiB of the 4 GiB LU, a logged \"%s\"%n", synced.group());
+        assertThat(copied).as("MiB copied to b on its return: what it missed (64 MiB), less than twice that, not"
+                + " the LU (4096 MiB)\n" + synced.group()).isBetween(64L, 127L);
 
         pair.stopBothAndCompare();
     }

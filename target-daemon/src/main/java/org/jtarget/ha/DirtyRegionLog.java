@@ -159,6 +159,15 @@ public final class DirtyRegionLog implements Closeable {
         return bits.next(fromRegion);
     }
 
+    /** How many dirty regions follow one another from the dirty region {@code region}, at most {@code max}. */
+    public int dirtyRun(long region, int max) {
+        int n = 1;
+        while (n < max && region + n < regionCount() && bits.next(region + n) == region + n) {
+            n++;
+        }
+        return n;
+    }
+
     /**
      * Marks a region clean once the resync copied it to the peer. The caller keeps writes to the
      * region from running between its copy and this call: a write the peer missed meanwhile would

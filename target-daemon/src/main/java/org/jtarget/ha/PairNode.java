@@ -96,8 +96,13 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
     private boolean inSync;
     private boolean degraded;
     private volatile CompletableFuture<Role> decided = new CompletableFuture<>();
+    /** What the current link's peer listed as changed on its own (used when this node is its primary). */
+    private volatile PeerChanges peerChanges = new PeerChanges(0);
     private volatile Thread resync;
     private volatile String resyncProgress = "";
+    /** The bytes the last completed resync copied, and its summary for the status (none yet: -1, ""). */
+    private volatile long lastResyncBytes = -1;
+    private volatile String lastResync = "";
     /** Until when (System.nanoTime) the witness lets this node serve without its peer. */
     private volatile long leaseUntil = System.nanoTime();
     /** Since when the link is down (System.nanoTime), for the promotion's wait. */
@@ -158,6 +163,11 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         return role;
     }
 
+    /** The bytes the last completed resync copied to the peer, -1 before the first. */
+    long lastResyncBytes() {
+        return lastResyncBytes;
+    }
+
     /**
      * The status lines (also in {@code status} beside the state file, rewritten when they change):
      * the node's role and generation, the peer's state and resync progress, the witness lease,
@@ -169,6 +179,9 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
             long ms = (leaseUntil - System.nanoTime()) / 1_000_000;
             b.append("witness lease: ").append(role == Role.PRIMARY && ms > 0 ? "held for " + ms + " ms more" : "none")
                     .append('\n');
+        }
+        if (!lastResync.isEmpty()) {
+            b.append("last resync: ").append(lastResync).append('\n');
         }
         for (ReplicatedBackstore s : stores) {
             b.append("store ").append(s.name()).append(": ")
@@ -216,7 +229,8 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         for (ReplicatedBackstore s : stores) {
             boolean whole = state.isComplete(s.name());
             list.add(new Hello.Store(s.name(), s.info().blockSize(), s.info().blockCount(),
-                    !whole ? Hello.DATA_MISSING : s.log().isClean() ? Hello.DATA_CONSISTENT : Hello.DATA_CHANGED));
+                    !whole ? Hello.DATA_MISSING : s.log().isClean() ? Hello.DATA_CONSISTENT : Hello.DATA_CHANGED,
+                    s.local().supportsUnmap() && s.local().info().thin()));
         }
         sentHello = new Hello(node, role == Role.PRIMARY, state.generation().counter(), state.generation().node(), 0, 0,
                 0, 0, portGroups, list);
@@ -225,6 +239,7 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
 
     @Override
     public void up(Hello peer) {
+        peerChanges = new PeerChanges(stores.size()); // before any CHANGED of this link can arrive
         CompletableFuture<Role> decision = new CompletableFuture<>();
         decided = decision;
         if (!onControl(() -> decision.complete(linkUp(peer)))) {
@@ -258,6 +273,11 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
 
     @Override
     public void apply(int type, int store, long lba, long blocks, int flags, ByteBuf data, Acknowledgement ack) {
+        if (type == LinkHeader.CHANGED) {
+            String refusal = peerChanged(store, lba, blocks, (flags & LinkHeader.FLAG_COMPLETE) != 0);
+            ack.done(refusal == null, refusal);
+            return;
+        }
         CompletableFuture<Role> decision = decided;
         try {
             storeIo.execute(() -> {
@@ -267,6 +287,18 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         } catch (java.util.concurrent.RejectedExecutionException stopping) {
             ack.done(false, "node " + node + " is stopping");
         }
+    }
+
+    /** Records a range of the peer's own changes (link loop: no waiting); why it is refused, or null. */
+    private String peerChanged(int index, long lba, long blocks, boolean last) {
+        if (index >= stores.size()) {
+            return "no store " + index;
+        }
+        if (lba < 0 || blocks < 0 || lba + blocks > stores.get(index).info().blockCount()) {
+            return blocks + " blocks at " + lba + " lie outside " + stores.get(index).name();
+        }
+        peerChanges.add(index, lba, blocks, last);
+        return null;
     }
 
     /** The primary handed the pair over (a planned switchover): this node serves from now on. */
@@ -607,6 +639,40 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
             return;
         }
         setRoles(Role.SECONDARY, Role.PRIMARY, peer.portGroups());
+        List<ReplicatedBackstore> changedHere = new ArrayList<>();
+        for (ReplicatedBackstore s : stores) {
+            if (sentHello.stores().get(s.index()).state() == Hello.DATA_CHANGED) {
+                changedHere.add(s);
+            }
+        }
+        if (!changedHere.isEmpty()) {
+            Thread.ofPlatform().name("ha-changes").daemon(true).start(() -> listChanges(changedHere));
+        }
+    }
+
+    /**
+     * Tells the primary which regions this node changed on its own (its HELLO said
+     * {@link Hello#DATA_CHANGED}): the primary copies them besides what it logged, rather than
+     * everything. Stops when the link goes down; the next link starts over.
+     */
+    private void listChanges(List<ReplicatedBackstore> changedHere) {
+        for (ReplicatedBackstore s : changedHere) {
+            DirtyRegionLog log = s.log();
+            long regionBlocks = log.regionSize() / s.info().blockSize();
+            for (long r = log.nextDirtyRegion(0); r >= 0; r = log.nextDirtyRegion(r)) {
+                int n = log.dirtyRun(r, Integer.MAX_VALUE);
+                long lba = r * regionBlocks;
+                if (!link.changed(s.index(), lba, Math.min(n * regionBlocks, s.info().blockCount() - lba), false)) {
+                    return;
+                }
+                r += n;
+            }
+            if (!link.changed(s.index(), 0, 0, true)) {
+                return;
+            }
+            LOG.info("HA node {}: told {} of the {} MiB of {} changed here on its own", node, peerNode,
+                    log.dirtyBytes() >> 20, s.name());
+        }
     }
 
     private void linkDown() {
@@ -627,19 +693,26 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
 
     // ------------------------------------------------------------------ resync (primary)
 
+    /**
+     * What the primary copies of one store: everything; what its log holds (the peer's copy is
+     * that of a generation the log counts from); or that and the regions the peer changed on its
+     * own, which the peer lists (its copy is such a generation's but for those).
+     */
+    private enum CopyScope { EVERYTHING, LOGGED, LOGGED_AND_PEERS }
+
     private void startResync(Hello peer) {
         Generation theirs = new Generation(peer.generation(), peer.generationNode());
-        List<Integer> full = new ArrayList<>();
+        List<CopyScope> scopes = new ArrayList<>();
         synchronized (this) {
+            boolean known = theirs.equals(state.generation()) || theirs.equals(state.trackedSince());
             for (ReplicatedBackstore s : stores) {
-                Hello.Store p = peer.stores().get(s.index());
-                boolean known = theirs.equals(state.generation()) || theirs.equals(state.trackedSince());
-                if (p.state() != Hello.DATA_CONSISTENT || !known) {
-                    full.add(s.index());
-                }
+                int theirState = peer.stores().get(s.index()).state();
+                scopes.add(!known || theirState == Hello.DATA_MISSING ? CopyScope.EVERYTHING
+                        : theirState == Hello.DATA_CHANGED ? CopyScope.LOGGED_AND_PEERS : CopyScope.LOGGED);
             }
         }
-        Thread t = Thread.ofPlatform().name("ha-resync").daemon(true).unstarted(() -> resync(full));
+        PeerChanges changes = peerChanges;
+        Thread t = Thread.ofPlatform().name("ha-resync").daemon(true).unstarted(() -> resync(peer, scopes, changes));
         resync = t;
         t.start();
     }
@@ -656,19 +729,24 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         }
     }
 
-    private void resync(List<Integer> full) {
+    private void resync(Hello peer, List<CopyScope> scopes, PeerChanges changes) {
         long start = System.nanoTime();
         long copied = 0;
+        long holes = 0;
         try {
             for (ReplicatedBackstore s : stores) {
-                if (full.contains(s.index())) {
-                    s.log().markAllDirty();
+                switch (scopes.get(s.index())) {
+                    case EVERYTHING -> s.log().markAllDirty();
+                    case LOGGED_AND_PEERS -> addPeersChanges(s, changes);
+                    case LOGGED -> { }
                 }
-                long n = new Resync(s, link, p -> resyncProgress = p).run();
+                Resync copy = new Resync(s, link, peer.stores().get(s.index()).unmapsToZeros(), p -> resyncProgress = p);
+                long n = copy.run();
                 if (n < 0) {
                     return; // the link went down: the next link starts over
                 }
                 copied += n;
+                holes += copy.holeBytes();
                 if (!link.complete(s.index(), s.info().blockCount())) {
                     return;
                 }
@@ -680,8 +758,10 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
                 degraded = false;
             }
             double seconds = (System.nanoTime() - start) / 1e9;
-            LOG.info("HA node {}: {} in sync, {} MiB copied in {} s", node, peerNode, copied >> 20,
-                    String.format("%.1f", seconds));
+            lastResyncBytes = copied;
+            lastResync = (copied >> 20) + " MiB copied in " + String.format("%.1f", seconds) + " s"
+                    + (holes > 0 ? " (and " + (holes >> 20) + " MiB of unallocated blocks as UNMAP)" : "");
+            LOG.info("HA node {}: {} in sync, {}", node, peerNode, lastResync);
         } catch (IOException e) {
             LOG.error("HA node {}: resync of {} stopped: {}", node, peerNode, e.getMessage());
             link.drop("resync failed: " + e.getMessage());
@@ -690,6 +770,31 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         } finally {
             resync = null;
         }
+    }
+
+    /**
+     * Waits for the peer's list of what it changed on its own and marks it dirty here (durably:
+     * a crash of this node before the copy keeps it); everything when the list does not come.
+     */
+    private void addPeersChanges(ReplicatedBackstore s, PeerChanges changes) throws InterruptedException, IOException {
+        resyncProgress = "waiting for " + peerNode + "'s own changes";
+        long timeout = Math.max(10_000, 10 * link.settings().heartbeatTimeout().toMillis());
+        List<PeerChanges.Range> ranges = changes.await(s.index(), timeout);
+        if (ranges == null) {
+            LOG.warn("HA node {}: {} did not list its own changes of {} within {} ms: copying all of it", node,
+                    peerNode, s.name(), timeout);
+            s.log().markAllDirty();
+            return;
+        }
+        long bs = s.info().blockSize();
+        long bytes = 0;
+        for (PeerChanges.Range r : ranges) {
+            s.log().markDirty(r.lba() * bs, r.blocks() * bs);
+            bytes += r.blocks() * bs;
+        }
+        s.log().flush();
+        LOG.info("HA node {}: {} changed {} MiB of {} on its own: {} MiB to copy in all", node, peerNode,
+                bytes >> 20, s.name(), s.log().dirtyBytes() >> 20);
     }
 
     // ------------------------------------------------------------------ applying the peer's changes (secondary)
@@ -718,7 +823,7 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
             switch (type) {
                 case LinkHeader.WRITE -> local.write(lba, data.setIndex(0, (int) (blocks * bs)),
                         (flags & LinkHeader.FLAG_FUA) != 0);
-                case LinkHeader.UNMAP -> unmap(local, lba, blocks);
+                case LinkHeader.UNMAP -> unmap(local, lba, blocks, (flags & LinkHeader.FLAG_ZEROES) != 0);
                 case LinkHeader.FLUSH -> {
                     local.flush(lba, blocks);
                     if ((flags & LinkHeader.FLAG_COMPLETE) != 0) {
@@ -737,8 +842,14 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         }
     }
 
-    /** A store that cannot unmap refuses: the primary then leaves this node behind for those blocks. */
-    private static void unmap(Backstore local, long lba, long blocks) throws IOException {
+    /**
+     * A store that cannot unmap refuses: the primary then leaves this node behind for those
+     * blocks; so does one asked for zeros that does not promise them (a resync then sends data).
+     */
+    private static void unmap(Backstore local, long lba, long blocks, boolean zeroes) throws IOException {
+        if (zeroes && !local.info().thin()) {
+            throw new IOException(local.name() + " does not read deallocated blocks as zeros");
+        }
         if (local.supportsUnmap()) {
             local.unmap(lba, blocks);
             return;

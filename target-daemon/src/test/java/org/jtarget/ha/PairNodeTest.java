@@ -44,6 +44,7 @@ class PairNodeTest {
     private final List<Runnable> cleanups = new ArrayList<>();
     private final int portA = freePort();
     private final int portB = freePort();
+    private int witnessPort;
     private final MemoryBackstore storeA = memory();
     private final MemoryBackstore storeB = memory();
 
@@ -145,6 +146,16 @@ class PairNodeTest {
             Thread.sleep(20);
         }
         assertThat(primary.node.describe()).contains("in sync");
+    }
+
+    /** Nodes b and a with a new witness (its port in {@link #witnessPort}), a serving and b in sync: {a, b}. */
+    private List<Node> inSyncWithWitness() throws Exception {
+        witnessPort = witness().address().getPort();
+        Node b = new Node("b", "a", portB, portA, storeB, witnessPort);
+        Node a = new Node("a", "b", portA, portB, storeA, witnessPort);
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        awaitInSync(a);
+        return List.of(a, b);
     }
 
     @Test
@@ -316,11 +327,9 @@ class PairNodeTest {
 
     @Test
     void aPrimaryThatStopsCleanlyHandsOverAtOnce() throws Exception {
-        int w = witness().address().getPort();
-        Node b = new Node("b", "a", portB, portA, storeB, w);
-        Node a = new Node("a", "b", portA, portB, storeA, w);
-        a.awaitRole("PRIMARY/SECONDARY/[2]");
-        awaitInSync(a);
+        List<Node> pair = inSyncWithWitness();
+        Node a = pair.get(0);
+        Node b = pair.get(1);
         long start = System.nanoTime();
         a.close();
         b.awaitRole("PRIMARY/null/[1]");
@@ -331,24 +340,22 @@ class PairNodeTest {
 
     /**
      * A primary with changes the peer may lack (here: the extents a crash left active) that stops,
-     * and rejoins as the secondary, gets a full copy; from then on its copy is the primary's, so
+     * and rejoins as the secondary, gets them copied back; from then on its copy is the primary's, so
      * its own log is clean and its HELLO says so: when it goes away again as the secondary, its
      * return costs only what it missed (the chaos loop found every such return copying everything).
      */
     @Test
     void aFormerPrimaryThatGotItsCopyAsTheSecondaryHasACleanLogSoItsNextReturnCopiesOnlyWhatItMissed()
             throws Exception {
-        int w = witness().address().getPort();
-        Node b = new Node("b", "a", portB, portA, storeB, w);
-        Node a = new Node("a", "b", portA, portB, storeA, w);
-        a.awaitRole("PRIMARY/SECONDARY/[2]");
-        awaitInSync(a);
+        List<Node> pair = inSyncWithWitness();
+        Node a = pair.get(0);
+        Node b = pair.get(1);
         a.store().log().markDirty(0, 4L << 20); // as DirtyRegionLog.open does with an extent active at a crash
         a.close();
         b.awaitRole("PRIMARY/null/[1]");
         b.store().write(0, random(4096, 61), false);
 
-        Node a2 = new Node("a", "b", portA, portB, storeA, w);
+        Node a2 = new Node("a", "b", portA, portB, storeA, witnessPort);
         a2.awaitRole("SECONDARY/PRIMARY/[2]");
         awaitInSync(b);
         assertThat(read(storeA, 0, 8)).isEqualTo(read(storeB, 0, 8));
@@ -358,19 +365,68 @@ class PairNodeTest {
         a2.close(); // the secondary goes away; b goes on alone and logs what a misses
         b.store().write(8192, random(64 << 10, 62), false);
         assertThat(b.store().log().dirtyBytes()).isEqualTo(64L << 10);
-        new Node("a", "b", portA, portB, storeA, w).awaitRole("SECONDARY/PRIMARY/[2]");
+        new Node("a", "b", portA, portB, storeA, witnessPort).awaitRole("SECONDARY/PRIMARY/[2]");
         awaitInSync(b);
         assertThat(b.node.describe()).doesNotContain("syncing");
         assertThat(read(storeA, 8192, 128)).isEqualTo(read(storeB, 8192, 128));
     }
 
+    /**
+     * A primary that died with writes in flight (an extent active at the crash, whose blocks it
+     * may hold differently from the peer) rejoins the promoted peer as its secondary: it lists
+     * that extent (CHANGED), and the new primary copies it back together with what it logged
+     * alone, not the whole store; the blocks the old primary held alone are overwritten.
+     */
     @Test
-    void aPlannedSwitchoverHandsThePairOverWithNothingToCopyAndTheStatusFileSaysSo() throws Exception {
-        int w = witness().address().getPort();
-        Node b = new Node("b", "a", portB, portA, storeB, w);
-        Node a = new Node("a", "b", portA, portB, storeA, w);
+    void aReturningPrimaryWithWritesInFlightAtItsCrashGetsOnlyThoseExtentsAndWhatItMissed() throws Exception {
+        List<Node> pair = inSyncWithWitness();
+        Node a = pair.get(0);
+        Node b = pair.get(1);
+        long inFlight = 8L << 20; // the 4 MiB extent at 8 MiB, written through the pair first
+        a.store().write(inFlight / BLOCK, random(4 << 20, 70), false);
+        storeA.write(inFlight / BLOCK + 16, random(4096, 71), false); // applied at a only: b never got it
+        a.store().log().markDirty(inFlight, 4L << 20); // as DirtyRegionLog.open does with an extent active at a crash
+        a.close();
+        b.awaitRole("PRIMARY/null/[1]");
+        b.store().write(32L << 20 >> 9, random(64 << 10, 72), false); // 64 KiB a misses
+
+        Node a2 = new Node("a", "b", portA, portB, storeA, witnessPort);
+        a2.awaitRole("SECONDARY/PRIMARY/[2]");
+        awaitInSync(b);
+        assertThat(b.node.lastResyncBytes()).as("a's 4 MiB extent and the 64 KiB b wrote alone, not 64 MiB")
+                .isEqualTo((4L << 20) + (64 << 10));
+        assertThat(read(storeA, 0, (int) BLOCKS)).isEqualTo(read(storeB, 0, (int) BLOCKS));
+        assertThat(a2.store().log().isClean()).isTrue();
+        assertThat(b.store().log().isClean()).isTrue();
+        assertThat(b.node.status()).contains("last resync: 4 MiB copied");
+    }
+
+    /**
+     * A new pair of thin stores: the preferred node's first copy sends what was written as data
+     * and the rest (which reads as zeros) as UNMAPs that leave zeros at the peer, whatever the
+     * peer's store held before; the peer reads the same everywhere.
+     */
+    @Test
+    void theFirstCopyOfThinStoresSendsOnlyWhatWasWrittenAndTheRestAsUnmap() throws Exception {
+        storeA.write(3L << 20 >> 9, random(1 << 20, 80), false); // 1 MiB of data in a's 64 MiB
+        for (long mib = 0; mib < 64; mib += 8) {
+            storeB.write(mib << 20 >> 9, random(64 << 10, 81 + mib), false); // stale blocks the copy must zero
+        }
+        Node b = b();
+        Node a = a();
         a.awaitRole("PRIMARY/SECONDARY/[2]");
         awaitInSync(a);
+        assertThat(a.node.lastResyncBytes()).as("only the 1 MiB a's store holds goes as data").isEqualTo(1 << 20);
+        assertThat(a.node.status()).contains("(and 63 MiB of unallocated blocks as UNMAP)");
+        assertThat(read(storeB, 0, (int) BLOCKS)).isEqualTo(read(storeA, 0, (int) BLOCKS));
+        assertThat(b.node.role()).isEqualTo(PairNode.Role.SECONDARY);
+    }
+
+    @Test
+    void aPlannedSwitchoverHandsThePairOverWithNothingToCopyAndTheStatusFileSaysSo() throws Exception {
+        List<Node> pair = inSyncWithWitness();
+        Node a = pair.get(0);
+        Node b = pair.get(1);
         a.store().write(0, random(8192, 51), false);
         a.node.switchover();
         b.awaitRole("PRIMARY/SECONDARY/[1]");
@@ -429,11 +485,9 @@ class PairNodeTest {
      */
     @Test
     void aGenerationTheWitnessGrantedIsRecordedEvenOnAnInterruptedThread() throws Exception {
-        int w = witness().address().getPort();
-        Node b = new Node("b", "a", portB, portA, storeB, w);
-        Node a = new Node("a", "b", portA, portB, storeA, w);
-        a.awaitRole("PRIMARY/SECONDARY/[2]");
-        awaitInSync(a);
+        List<Node> pair = inSyncWithWitness();
+        Node a = pair.get(0);
+        Node b = pair.get(1);
         b.close();
         a.awaitRole("PRIMARY/null/[2]");
         Thread.currentThread().interrupt();

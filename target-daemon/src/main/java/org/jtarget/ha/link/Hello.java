@@ -18,6 +18,7 @@ import java.util.List;
  * staging         rkey u32 | base address u64 | slot size u32 | slot count u16
  * port groups     u8 count | u16 target port group id each
  * stores          u16 count | per store: u8 length | UTF-8 name | block size u32 | block count u64 | state u8
+ *                 | flags u8 (bit 0: unmapped blocks read as zeros)
  * </pre>
  *
  * The staging slots are where the peer RDMA WRITEs the data of its WRITE messages (slot {@code i}
@@ -43,16 +44,27 @@ public record Hello(String node, boolean primary, long generation, String genera
         stores = List.copyOf(stores);
     }
 
-    /** One replicated store as the sender has it. */
-    public record Store(String name, int blockSize, long blockCount, int state) {
+    /**
+     * One replicated store as the sender has it.
+     *
+     * @param unmapsToZeros the store deallocates on UNMAP and its deallocated blocks read as zeros
+     *                      (a thin store): a resync may send it holes as UNMAPs
+     */
+    public record Store(String name, int blockSize, long blockCount, int state, boolean unmapsToZeros) {
+
+        public Store(String name, int blockSize, long blockCount, int state) {
+            this(name, blockSize, blockCount, state, false);
+        }
     }
+
+    private static final int STORE_UNMAPS_TO_ZEROS = 1;
 
     /** The body's length when encoded. */
     public int encodedLength() {
         int n = 1 + utf8(node).length + 1 + 8 + 1 + utf8(generationNode).length + 4 + 8 + 4 + 2 + 1
                 + 2 * portGroups.size() + 2;
         for (Store s : stores) {
-            n += 1 + utf8(s.name).length + 4 + 8 + 1;
+            n += 1 + utf8(s.name).length + 4 + 8 + 1 + 1;
         }
         return n;
     }
@@ -70,7 +82,8 @@ public record Hello(String node, boolean primary, long generation, String genera
         b.writeShort(stores.size());
         for (Store s : stores) {
             writeString(b, s.name);
-            b.writeInt(s.blockSize).writeLong(s.blockCount).writeByte(s.state);
+            b.writeInt(s.blockSize).writeLong(s.blockCount).writeByte(s.state)
+                    .writeByte(s.unmapsToZeros ? STORE_UNMAPS_TO_ZEROS : 0);
         }
     }
 
@@ -91,7 +104,8 @@ public record Hello(String node, boolean primary, long generation, String genera
             }
             List<Store> stores = new ArrayList<>();
             for (int n = b.readUnsignedShort(); n > 0; n--) {
-                stores.add(new Store(readString(b), b.readInt(), b.readLong(), b.readUnsignedByte()));
+                stores.add(new Store(readString(b), b.readInt(), b.readLong(), b.readUnsignedByte(),
+                        (b.readUnsignedByte() & STORE_UNMAPS_TO_ZEROS) != 0));
             }
             if (slotSize <= 0 || slotCount == 0) {
                 return Decoded.malformed("HELLO with no staging slots");

@@ -395,7 +395,7 @@ final class LinkConnection {
                 link.handoverReceived();
                 yield null;
             }
-            case LinkHeader.WRITE, LinkHeader.UNMAP, LinkHeader.FLUSH -> request(b, type);
+            case LinkHeader.WRITE, LinkHeader.UNMAP, LinkHeader.FLUSH, LinkHeader.CHANGED -> request(b, type);
             case LinkHeader.ACK -> ack(b);
             default -> "unknown message " + LinkHeader.typeName(type);
         };

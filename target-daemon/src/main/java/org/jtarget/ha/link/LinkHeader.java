@@ -9,8 +9,8 @@ import io.netty.buffer.ByteBuf;
  * <pre>
  * 0  type u8 | flags u8 | store u16 | slot u16 | status u8 | reserved u8
  * 8  sequence u64      the sender's request number; an ACK carries the number it answers
- * 16 lba u64           WRITE, UNMAP, FLUSH: first block
- * 24 blocks u64        WRITE, UNMAP, FLUSH: block count (WRITE: its bytes are in slot {@code slot})
+ * 16 lba u64           WRITE, UNMAP, FLUSH, CHANGED: first block
+ * 24 blocks u64        WRITE, UNMAP, FLUSH, CHANGED: block count (WRITE: its bytes are in slot {@code slot})
  * 32 body              HELLO: {@link Hello}; ACK with a failure: the reason as UTF-8 text
  * </pre>
  *
@@ -41,14 +41,26 @@ public final class LinkHeader {
      * acknowledged was applied here; the receiver serves from now on.
      */
     public static final int HANDOVER = 8;
+    /**
+     * From a new secondary whose HELLO said {@link Hello#DATA_CHANGED}: blocks of the store that it
+     * changed on its own (writes in flight when it crashed as the primary), which the primary must
+     * copy to it besides what it logged itself; with {@link #FLAG_COMPLETE} it ends the store's
+     * list (that message's blocks may be 0). Answered by an ACK like a WRITE.
+     */
+    public static final int CHANGED = 9;
 
     /** WRITE flag: force unit access (the data is durable when acknowledged). */
     public static final int FLAG_FUA = 1;
     /**
      * FLUSH flag: the resync of the store is over, the receiver's copy is whole; the receiver
-     * records it durably before it answers.
+     * records it durably before it answers. CHANGED flag: the last of the store's list.
      */
     public static final int FLAG_COMPLETE = 2;
+    /**
+     * UNMAP flag: the blocks must read as zeros afterwards (a resync sends a hole of a thin store
+     * so); a receiver whose store does not promise that refuses, and the sender sends data.
+     */
+    public static final int FLAG_ZEROES = 4;
 
     public static final int OK = 0;
     public static final int FAILED = 1;
@@ -106,6 +118,7 @@ public final class LinkHeader {
             case ACK -> "ACK";
             case GOODBYE -> "GOODBYE";
             case HANDOVER -> "HANDOVER";
+            case CHANGED -> "CHANGED";
             default -> "type " + type;
         };
     }

@@ -181,6 +181,14 @@ public final class ReplicationLink implements AutoCloseable {
         return control(LinkHeader.UNMAP, 0, store, lba, blocks);
     }
 
+    /**
+     * Unmaps blocks at the peer that must read as zeros afterwards ({@link LinkHeader#FLAG_ZEROES}:
+     * a resync sending a hole); false also when the peer's store cannot promise zeros.
+     */
+    public boolean unmapToZeros(int store, long lba, long blocks) {
+        return control(LinkHeader.UNMAP, LinkHeader.FLAG_ZEROES, store, lba, blocks);
+    }
+
     /** Makes blocks durable at the peer; as {@link #write}. */
     public boolean flush(int store, long lba, long blocks) {
         return control(LinkHeader.FLUSH, 0, store, lba, blocks);
@@ -192,6 +200,14 @@ public final class ReplicationLink implements AutoCloseable {
      */
     public boolean complete(int store, long blocks) {
         return control(LinkHeader.FLUSH, LinkHeader.FLAG_COMPLETE, store, 0, blocks);
+    }
+
+    /**
+     * Tells the primary that this node changed {@code blocks} blocks at {@code lba} of the store on
+     * its own ({@link LinkHeader#CHANGED}); {@code last} ends the store's list. As {@link #write}.
+     */
+    public boolean changed(int store, long lba, long blocks, boolean last) {
+        return control(LinkHeader.CHANGED, last ? LinkHeader.FLAG_COMPLETE : 0, store, lba, blocks);
     }
 
     private boolean send(int store, long lba, int blockSize, ScatterList list, ByteBuf buf, int length, boolean fua) {
