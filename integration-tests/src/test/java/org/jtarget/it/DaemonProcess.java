@@ -99,6 +99,16 @@ public final class DaemonProcess implements AutoCloseable {
         return d;
     }
 
+    /** {@link #start(Path, int)} with {@code env} (NAME=VALUE) added to the daemon's environment. */
+    public static DaemonProcess startWithEnvironment(Path config, int port, String... env) {
+        String[] prefix = new String[env.length + 1];
+        prefix[0] = "env";
+        System.arraycopy(env, 0, prefix, 1, env.length);
+        DaemonProcess d = launch(config, port, LEAK_DETECTION, prefix);
+        d.awaitListening();
+        return d;
+    }
+
     /** {@link #launch(Path, int)} with Netty's leak detector at {@code leakDetection} (e.g. "paranoid"). */
     public static DaemonProcess launch(Path config, int port, String leakDetection) {
         return launch(config, port, leakDetection, new String[0]);

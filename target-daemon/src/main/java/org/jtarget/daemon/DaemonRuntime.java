@@ -28,14 +28,27 @@ public interface DaemonRuntime {
      */
     void stop(Duration timeout) throws Exception;
 
+    /** One line saying what is served, for the service manager's status ({@code systemctl status}). */
+    default String summary() {
+        return "running";
+    }
+
     /**
-     * Applies {@code next} to the running daemon (SIGHUP). A change it cannot apply live is a
-     * {@link ConfigException} naming the key, and then nothing has changed.
+     * Completes once every event loop of the runtime has run a task submitted now: the systemd
+     * watchdog is pinged only then, so that hung loops get the daemon restarted.
      */
+    default java.util.concurrent.CompletableFuture<Void> probe() {
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+
     /** A planned HA switchover (SIGUSR1): the primary hands over to its peer; else a WARN line. */
     default void switchover() {
     }
 
+    /**
+     * Applies {@code next} to the running daemon (SIGHUP). A change it cannot apply live is a
+     * {@link ConfigException} naming the key, and then nothing has changed.
+     */
     default void reload(JtargetConfig next) throws Exception {
         throw new ConfigException(next.source().toString(), "", "this runtime cannot reload; restart the daemon");
     }

@@ -116,7 +116,12 @@ final class HaRuntime implements AutoCloseable {
     }
 
     /** The access state this node's port groups start in: standby until the pair has decided. */
-    static AluaState initialState() {
+    /** The node's role, peer and generation in one line (docs/ha.md, status). */
+    String describe() {
+        return node.describe();
+    }
+
+        static AluaState initialState() {
         return AluaState.STANDBY;
     }
 

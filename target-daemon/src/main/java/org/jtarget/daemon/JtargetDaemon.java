@@ -77,9 +77,18 @@ public final class JtargetDaemon {
             return started;
         }
         LOG.info("jtargetd started");
-        stop.onReload(() -> reload(runtime, configFile));
-        stop.onSwitchover(runtime::switchover);
-        awaitStop(stop);
+        try (ServiceNotifications systemd = ServiceNotifications.fromEnvironment(System.getenv())) {
+            systemd.ready(runtime.summary());
+            systemd.startWatchdog(runtime::probe);
+            stop.onReload(() -> {
+                systemd.reloading();
+                String refused = reload(runtime, configFile);
+                systemd.ready(refused == null ? runtime.summary() : runtime.summary() + "; last reload refused: " + refused);
+            });
+            stop.onSwitchover(runtime::switchover);
+            awaitStop(stop);
+            systemd.stopping();
+        }
         int status = stopBounded(runtime, timeout);
         LOG.info("jtargetd stopped");
         stop.stopped();
@@ -109,7 +118,11 @@ public final class JtargetDaemon {
         try (org.jtarget.ha.witness.WitnessServer w = org.jtarget.ha.witness.WitnessServer.start(address,
                 stateDir.resolve("witness.state"))) {
             LOG.info("jtargetd witness started on {}", w.address());
-            awaitStop(stop);
+            try (ServiceNotifications systemd = ServiceNotifications.fromEnvironment(System.getenv())) {
+                systemd.ready("witness on " + w.address());
+                awaitStop(stop);
+                systemd.stopping();
+            }
         } catch (java.io.IOException e) {
             err.println("jtargetd --witness: " + e.getMessage());
             stop.stopped();
@@ -172,16 +185,21 @@ public final class JtargetDaemon {
 
     /**
      * SIGHUP: reads the config file again and applies it. A bad file, or a change that needs a
-     * restart, is one ERROR line naming the key, and the daemon keeps running as it was.
+     * restart, is one ERROR line naming the key, and the daemon keeps running as it was. Returns
+     * null when applied, else why not (for the service manager's status line).
      */
-    static void reload(DaemonRuntime runtime, Path configFile) {
+    static String reload(DaemonRuntime runtime, Path configFile) {
         LOG.info("SIGHUP received, reloading {}", configFile);
         try {
             runtime.reload(ConfigLoader.load(configFile));
+            return null;
         } catch (ConfigException e) {
-            LOG.error("reload refused, nothing changed: {}", e.withSource(configFile.toString()).getMessage());
+            String why = e.withSource(configFile.toString()).getMessage();
+            LOG.error("reload refused, nothing changed: {}", why);
+            return why;
         } catch (Exception | Error e) {
             LOG.error("reload failed", e);
+            return "reload failed: " + e;
         }
     }
 

@@ -125,6 +125,31 @@ public final class TargetRuntime implements DaemonRuntime {
         LOG.info("jtargetd ready: {} target(s), {} portal(s)", registry.targets().size(), config.portals().size());
     }
 
+    @Override
+    public synchronized String summary() {
+        return "serving " + registry.targets().size() + " target(s) on " + config.portals().size() + " portal(s)"
+                + (ha == null ? "" : "; " + ha.describe());
+    }
+
+    @Override
+    public CompletableFuture<Void> probe() {
+        List<CompletableFuture<Void>> answers = new ArrayList<>();
+        for (EventLoopGroup group : new EventLoopGroup[] {workerGroup, bossGroup}) {
+            if (group != null) {
+                for (io.netty.util.concurrent.EventExecutor loop : group) {
+                    CompletableFuture<Void> answered = new CompletableFuture<>();
+                    try {
+                        loop.execute(() -> answered.complete(null));
+                    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                        answered.complete(null); // a loop that is shutting down is no hung loop
+                    }
+                    answers.add(answered);
+                }
+            }
+        }
+        return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new));
+    }
+
     private TargetRegistry.TargetSpec targetSpec(TargetConfig target) {
         List<LogicalUnitDefinition> luns = new ArrayList<>();
         for (LunConfig lun : target.luns()) {

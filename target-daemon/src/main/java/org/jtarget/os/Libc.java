@@ -20,6 +20,7 @@ import java.lang.invoke.VarHandle;
  * <li>files and devices: open(2), close(2), pread(2), pwrite(2), preadv2(2), fdatasync(2),
  *     fallocate(2), lseek(2), ioctl(2)</li>
  * <li>signals: sigaction(2) (query only), signal(2)</li>
+ * <li>sockets: socket(2), sendto(2) (systemd's notification datagrams, {@link SystemdNotify})</li>
  * </ul>
  *
  * <p>Every downcall captures errno into a caller-supplied call state ({@link #newCallState});
@@ -30,6 +31,7 @@ import java.lang.invoke.VarHandle;
 public final class Libc {
 
     public static final int EPERM = 1;
+    public static final int EBADF = 9;
     public static final int EAGAIN = 11;
     public static final int ENOMEM = 12;
     public static final int EINVAL = 22;
@@ -93,6 +95,18 @@ public final class Libc {
                     ValueLayout.ADDRESS));
     private static final MethodHandle SIGNAL = downcall("signal",
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+    private static final MethodHandle SOCKET = downcall("socket",
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+    private static final MethodHandle SENDTO = downcall("sendto",
+            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
+                    ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+
+    public static final int AF_UNIX = 1;
+    public static final int SOCK_DGRAM = 2;
+    /** socket(2) type flag: closed in a child after exec. */
+    public static final int SOCK_CLOEXEC = 0x80000;
+    /** sendto(2) flag: no SIGPIPE when the peer is gone. */
+    public static final int MSG_NOSIGNAL = 0x4000;
     /**
      * Bytes reserved for glibc's struct sigaction (152 on x86-64 and AArch64), whose first member
      * is the handler (sa_handler / sa_sigaction union) on both.
@@ -309,6 +323,28 @@ public final class Libc {
             MemorySegment current = arena.allocate(SIGACTION_BYTES, Long.BYTES);
             int rc = (int) SIGACTION.invokeExact(state, sig, 0L, current);
             return rc == 0 ? current.get(ValueLayout.JAVA_LONG, 0) : -1;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** socket(2): a new socket's descriptor, or -1 with errno in {@code state}. */
+    public static int socket(MemorySegment state, int domain, int type, int protocol) {
+        try {
+            return (int) SOCKET.invokeExact(state, domain, type, protocol);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * sendto(2) of {@code message} to the socket address {@code address} (its whole length is the
+     * address length): the bytes sent, or -1 with errno in {@code state}.
+     */
+    public static long sendto(MemorySegment state, int fd, MemorySegment message, int flags, MemorySegment address) {
+        try {
+            return (long) SENDTO.invokeExact(state, fd, message, message.byteSize(), flags, address,
+                    (int) address.byteSize());
         } catch (Throwable t) {
             throw rethrow(t);
         }
