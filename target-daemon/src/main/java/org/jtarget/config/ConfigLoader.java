@@ -41,6 +41,15 @@ public final class ConfigLoader {
 
     /** Loads and validates the file; relative paths in it resolve against its folder. */
     public static JtargetConfig load(Path file) throws ConfigException {
+        String credentials = System.getenv("CREDENTIALS_DIRECTORY");
+        return load(file, credentials == null || credentials.isEmpty() ? null : Path.of(credentials));
+    }
+
+    /**
+     * {@link #load(Path)} with secret files' bare names looked up in {@code credentialsDir}
+     * (systemd's {@code $CREDENTIALS_DIRECTORY}), or null.
+     */
+    public static JtargetConfig load(Path file, Path credentialsDir) throws ConfigException {
         String source = file.toString();
         ConfigNode root = new ConfigNode(source, "", readTree(file, source));
         root.requireOnlyKeys(ROOT_KEYS);
@@ -49,7 +58,7 @@ public final class ConfigLoader {
         List<PortalConfig> portals = PortalReader.read(root);
         List<BackstoreConfig> backstores = BackstoreReader.read(root, baseDir);
         checkMemoryLimit(source, daemon, backstores);
-        List<TargetConfig> targets = TargetReader.read(root, portals, backstores);
+        List<TargetConfig> targets = TargetReader.read(root, portals, backstores, new SecretFiles(baseDir, credentialsDir));
         RdmaConfig rdma = RdmaReader.read(root, portals, backstores);
         HaConfig ha = HaReader.read(root, portals, backstores, rdma);
         return new JtargetConfig(file, daemon, portals, backstores, targets, rdma, ha);

@@ -19,7 +19,8 @@ final class TargetReader {
     private static final Set<String> LUN_KEYS = ConfigNode.keys("lun", "backstore", "read-only", "removable",
             "queue-depth");
     private static final Set<String> ACL_KEYS = ConfigNode.keys("initiator", "luns", "read-only-luns");
-    private static final Set<String> CHAP_KEYS = ConfigNode.keys("user", "secret", "mutual-user", "mutual-secret");
+    private static final Set<String> CHAP_KEYS = ConfigNode.keys("user", "secret", "secret-file", "mutual-user",
+            "mutual-secret", "mutual-secret-file");
 
     /**
      * RFC 7143 9.2.1 asks for secrets of at least 96 bits; open-iscsi and the Windows initiator
@@ -30,7 +31,8 @@ final class TargetReader {
     private TargetReader() {
     }
 
-    static List<TargetConfig> read(ConfigNode root, List<PortalConfig> portals, List<BackstoreConfig> stores)
+    static List<TargetConfig> read(ConfigNode root, List<PortalConfig> portals, List<BackstoreConfig> stores,
+                                   SecretFiles secrets)
             throws ConfigException {
         List<TargetConfig> result = new ArrayList<>();
         Set<String> names = new HashSet<>();
@@ -47,7 +49,7 @@ final class TargetReader {
             List<String> portalNames = portalNames(node, portals);
             List<LunConfig> luns = luns(node, iqn, stores, lunOfStore);
             SrpPortIdConfig srp = SrpReader.portId(node, iqn, portalNames, portals, targetOfSrpId);
-            result.add(new TargetConfig(iqn, node.string("alias"), portalNames, luns, acl(node, luns), chap(node),
+            result.add(new TargetConfig(iqn, node.string("alias"), portalNames, luns, acl(node, luns), chap(node, secrets),
                     srp));
         }
         return result;
@@ -200,19 +202,23 @@ final class TargetReader {
         }
     }
 
-    private static ChapConfig chap(ConfigNode target) throws ConfigException {
+    private static ChapConfig chap(ConfigNode target, SecretFiles secrets) throws ConfigException {
         ConfigNode node = target.map("chap");
         if (node == null) {
             return null;
         }
         node.requireOnlyKeys(CHAP_KEYS);
         String user = node.requireString("user");
-        String secret = secret(node, "secret", node.requireString("secret"));
+        String secret = secretOrFile(node, "secret", secrets);
+        if (secret == null) {
+            throw node.error("secret", "missing (give secret or secret-file)");
+        }
+        secret(node, "secret", secret);
         String mutualUser = node.string("mutual-user");
-        String mutualSecret = node.string("mutual-secret");
+        String mutualSecret = secretOrFile(node, "mutual-secret", secrets);
         if ((mutualUser == null) != (mutualSecret == null)) {
             throw node.error(mutualUser == null ? "mutual-user" : "mutual-secret",
-                    "missing (mutual CHAP needs both mutual-user and mutual-secret)");
+                    "missing (mutual CHAP needs both mutual-user and mutual-secret or mutual-secret-file)");
         }
         if (mutualSecret != null) {
             secret(node, "mutual-secret", mutualSecret);
@@ -222,6 +228,16 @@ final class TargetReader {
             }
         }
         return new ChapConfig(user, secret, mutualUser, mutualSecret);
+    }
+
+    /** The secret under {@code key}, or read from the file {@code key-file} names; null when neither is given. */
+    private static String secretOrFile(ConfigNode node, String key, SecretFiles secrets) throws ConfigException {
+        String inline = node.string(key);
+        boolean file = node.string(key + "-file") != null;
+        if (inline != null && file) {
+            throw node.error(key + "-file", "give " + key + " or " + key + "-file, not both");
+        }
+        return file ? secrets.read(node, key + "-file") : inline;
     }
 
     private static String secret(ConfigNode node, String key, String secret) throws ConfigException {

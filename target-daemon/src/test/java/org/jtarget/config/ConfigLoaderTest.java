@@ -474,7 +474,43 @@ class ConfigLoaderTest {
     void mutualChapNeedsBothKeys() {
         assertError(PORTALS + "targets:\n  - { iqn: iqn.2026-11.org.jtarget:x, portals: [default], acl: ['*'],"
                         + " chap: { user: u, secret: 0123456789ab, mutual-user: t } }\n",
-                "targets[0].chap.mutual-secret: missing (mutual CHAP needs both mutual-user and mutual-secret)");
+                "targets[0].chap.mutual-secret: missing (mutual CHAP needs both mutual-user and mutual-secret or"
+                        + " mutual-secret-file)");
+    }
+
+    private static final String CHAP_TARGET = PORTALS
+            + "targets:\n  - { iqn: iqn.2026-11.org.jtarget:x, portals: [default], acl: ['*'], chap: { user: u, ";
+
+    @Test
+    void chapSecretsComeFromFilesNextToTheConfigOrInSystemdsCredentialsFolder() throws Exception {
+        java.nio.file.Files.writeString(dir.resolve("chap-u"), "0123456789ab\n");
+        java.nio.file.Path credentials = java.nio.file.Files.createDirectories(dir.resolve("credentials"));
+        java.nio.file.Files.writeString(credentials.resolve("chap-t"), "secret of the target\r\n");
+        java.nio.file.Files.writeString(credentials.resolve("chap-u"), "not this one");
+        java.nio.file.Path file = dir.resolve("jtarget.yaml");
+        java.nio.file.Files.writeString(file, CHAP_TARGET
+                + "secret-file: ./chap-u, mutual-user: t, mutual-secret-file: chap-t } }\n");
+        assertThat(ConfigLoader.load(file, credentials).targets().getFirst().chap())
+                .isEqualTo(new ChapConfig("u", "0123456789ab", "t", "secret of the target"));
+        java.nio.file.Files.writeString(file, CHAP_TARGET + "secret-file: chap-u } }\n");
+        assertThat(ConfigLoader.load(file, null).targets().getFirst().chap().secret())
+                .as("a bare name without $CREDENTIALS_DIRECTORY: next to the config").isEqualTo("0123456789ab");
+    }
+
+    @Test
+    void aSecretFileMustExistHoldASecretAndNotComeWithTheSecretItself() throws Exception {
+        assertError(CHAP_TARGET + "secret-file: nowhere } }\n",
+                "targets[0].chap.secret-file: no such file: " + dir.resolve("nowhere"));
+        java.nio.file.Files.writeString(dir.resolve("empty"), "\n");
+        assertError(CHAP_TARGET + "secret-file: empty } }\n",
+                "targets[0].chap.secret-file: " + dir.resolve("empty") + " is empty");
+        java.nio.file.Files.writeString(dir.resolve("short"), "short\n");
+        assertError(CHAP_TARGET + "secret-file: short } }\n",
+                "targets[0].chap.secret: too short: 5 characters, CHAP secrets need at least 12 (RFC 7143 9.2.1;"
+                        + " open-iscsi refuses shorter ones)");
+        assertError(CHAP_TARGET + "secret: 0123456789ab, secret-file: short } }\n",
+                "targets[0].chap.secret-file: give secret or secret-file, not both");
+        assertError(CHAP_TARGET + "mutual-user: t } }\n", "targets[0].chap.secret: missing (give secret or secret-file)");
     }
 
     @Test
