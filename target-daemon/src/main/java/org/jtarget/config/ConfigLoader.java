@@ -30,7 +30,7 @@ import java.util.Set;
 public final class ConfigLoader {
 
     private static final Set<String> ROOT_KEYS = ConfigNode.keys("daemon", "portals", "backstores", "targets",
-            "rdma", "ha");
+            "rdma", "ha", "management");
     private static final Set<String> DAEMON_KEYS = ConfigNode.keys("state-dir", "event-loop-threads",
             "io-threads-per-lun", "shutdown-timeout", "memory-limit", "sanitize-rate",
             "buffer-pool");
@@ -61,7 +61,7 @@ public final class ConfigLoader {
         List<TargetConfig> targets = TargetReader.read(root, portals, backstores, new SecretFiles(baseDir, credentialsDir));
         RdmaConfig rdma = RdmaReader.read(root, portals, backstores);
         HaConfig ha = HaReader.read(root, portals, backstores, rdma);
-        return new JtargetConfig(file, daemon, portals, backstores, targets, rdma, ha);
+        return new JtargetConfig(file, daemon, portals, backstores, targets, rdma, ha, ManagementConfig.read(root));
     }
 
     private static ImmutableNode readTree(Path file, String source) throws ConfigException {

@@ -14,10 +14,11 @@ import java.util.List;
  * @param targets     the iSCSI targets
  * @param rdma        the RDMA store endpoints, or null for none
  * @param ha          the high-availability pair this daemon is one of, or null when it runs alone
+ * @param management  the management listener (metrics), or null for none
  */
 public record JtargetConfig(Path source, DaemonSettings daemon, List<PortalConfig> portals,
                             List<BackstoreConfig> backstores, List<TargetConfig> targets, RdmaConfig rdma,
-                            HaConfig ha) {
+                            HaConfig ha, ManagementConfig management) {
 
     public JtargetConfig {
         portals = List.copyOf(portals);
@@ -29,6 +30,12 @@ public record JtargetConfig(Path source, DaemonSettings daemon, List<PortalConfi
     public JtargetConfig(Path source, DaemonSettings daemon, List<PortalConfig> portals,
                          List<BackstoreConfig> backstores, List<TargetConfig> targets) {
         this(source, daemon, portals, backstores, targets, null);
+    }
+
+    /** Without a management listener. */
+    public JtargetConfig(Path source, DaemonSettings daemon, List<PortalConfig> portals,
+                         List<BackstoreConfig> backstores, List<TargetConfig> targets, RdmaConfig rdma, HaConfig ha) {
+        this(source, daemon, portals, backstores, targets, rdma, ha, null);
     }
 
     /** Not in a high-availability pair. */

@@ -68,6 +68,7 @@ record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTarget
         requireSame(source, "portals", now.portals(), next.portals());
         requireSame(source, "rdma", now.rdma(), next.rdma());
         requireSame(source, "ha", now.ha(), next.ha());
+        requireSame(source, "management", now.management(), next.management());
         Set<String> addedStores = new LinkedHashSet<>();
         for (int i = 0; i < next.backstores().size(); i++) {
             BackstoreConfig b = next.backstores().get(i);

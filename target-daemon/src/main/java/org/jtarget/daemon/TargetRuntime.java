@@ -83,6 +83,8 @@ public final class TargetRuntime implements DaemonRuntime {
     /** The live targets, their LUs and ACLs (EXTENDED COPY may copy between any of their LUs). */
     private volatile TargetRegistry registry; // volatile: SRP logins look targets up from the connection manager's thread
     private MediumWatch mediumWatch;
+    /** {@code /metrics}, or null when not configured. */
+    private org.jtarget.daemon.metrics.MetricsEndpoint metrics;
     private final Map<Path, FileMediumProbe> probes = new HashMap<>();
 
     public TargetRuntime(JtargetConfig config) {
@@ -122,7 +124,22 @@ public final class TargetRuntime implements DaemonRuntime {
         if (ha != null) {
             ha.start(pool, workerGroup, config.source().toString());
         }
+        startMetrics();
         LOG.info("jtargetd ready: {} target(s), {} portal(s)", registry.targets().size(), config.portals().size());
+    }
+
+    private void startMetrics() throws ConfigException {
+        org.jtarget.config.ManagementConfig m = config.management();
+        if (m == null) {
+            return;
+        }
+        if (!m.metrics()) {
+            LOG.info("management.http {}:{}: not opened, it has nothing to serve (metrics: false)", m.httpHost(),
+                    m.httpPort());
+            return;
+        }
+        metrics = org.jtarget.daemon.metrics.MetricsEndpoint.start(m, config.source().toString(), () -> registry,
+                () -> pool);
     }
 
     @Override
@@ -399,6 +416,10 @@ public final class TargetRuntime implements DaemonRuntime {
     public synchronized void stop(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         registry = null; // a reload from now on finds nothing to change
+        if (metrics != null) {
+            metrics.close();
+            metrics = null;
+        }
         if (mediumWatch != null) {
             mediumWatch.close();
             mediumWatch = null;

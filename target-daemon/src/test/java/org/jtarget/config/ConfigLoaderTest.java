@@ -132,7 +132,7 @@ class ConfigLoaderTest {
 
     @Test
     void unknownTopLevelKey() {
-        assertError(PORTALS + "targetz: []\n", "targetz: unknown key (expected one of: daemon, portals, backstores, targets, rdma, ha)");
+        assertError(PORTALS + "targetz: []\n", "targetz: unknown key (expected one of: daemon, portals, backstores, targets, rdma, ha, management)");
     }
 
     @Test
@@ -511,6 +511,21 @@ class ConfigLoaderTest {
         assertError(CHAP_TARGET + "secret: 0123456789ab, secret-file: short } }\n",
                 "targets[0].chap.secret-file: give secret or secret-file, not both");
         assertError(CHAP_TARGET + "mutual-user: t } }\n", "targets[0].chap.secret: missing (give secret or secret-file)");
+    }
+
+    @Test
+    void theManagementListenerIsOffUnlessConfiguredAndItsAddressIsChecked() throws Exception {
+        java.nio.file.Path file = dir.resolve("jtarget.yaml");
+        java.nio.file.Files.writeString(file, PORTALS);
+        assertThat(ConfigLoader.load(file).management()).isNull();
+        java.nio.file.Files.writeString(file, PORTALS + "management: { http: \"127.0.0.1:9180\", metrics: true }\n");
+        assertThat(ConfigLoader.load(file).management()).isEqualTo(new ManagementConfig("127.0.0.1", 9180, true));
+        assertThatThrownBy(() -> load(PORTALS + "management: { http: localhost:9180 }\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("management.http: ");
+        assertThatThrownBy(() -> load(PORTALS + "management: { metrics: true }\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("management.http: missing");
+        assertThatThrownBy(() -> load(PORTALS + "management: { http: \"127.0.0.1:9180\", api: true }\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("management.api");
     }
 
     @Test

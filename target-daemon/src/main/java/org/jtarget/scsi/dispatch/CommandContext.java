@@ -72,6 +72,8 @@ public final class CommandContext implements Runnable, LunQueueDepth.Waiter, org
     private boolean exclusiveRange;
 
     private Runnable detachedStart;
+    /** When the command reached the core (System.nanoTime), for its LU's latency statistics. */
+    private long arrived;
     private int state;
     private int generation;
     private int taskSlot = -1;
@@ -118,8 +120,11 @@ public final class CommandContext implements Runnable, LunQueueDepth.Waiter, org
         specialStatus = 0;
         exclusiveRange = false;
         detachedStart = null;
+        arrived = System.nanoTime();
         state = STATE_NEW;
     }
+
+    long arrived() { return arrived; }
 
     // ---- I/O executor entry: run the handler off the loop, then hop back ----
     @Override

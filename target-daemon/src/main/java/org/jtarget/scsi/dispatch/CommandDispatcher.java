@@ -3,6 +3,7 @@ package org.jtarget.scsi.dispatch;
 import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.scsi.cdb.Opcodes;
 import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.LuStatistics;
 import org.jtarget.scsi.lun.LunQueueDepth;
 import org.jtarget.scsi.lun.LunTable;
 import org.jtarget.scsi.lun.ScsiTargetCore;
@@ -373,6 +374,9 @@ public final class CommandDispatcher {
         boolean aborted = cmd.isAborted();
         if (!aborted) {
             setStatus(ctx, cmd, lu);
+            if (lu != null) {
+                count(ctx, cmd, lu);
+            }
         }
         FabricOps fabric = cmd.fabric();
         cmd.coreContext(null);
@@ -392,6 +396,14 @@ public final class CommandDispatcher {
                 waiters.get(i).taskEnded();
             }
         }
+    }
+
+    /** Adds the ended command to its LU's statistics (no allocation: striped counters). */
+    private static void count(CommandContext ctx, ScsiCommand cmd, LogicalUnit lu) {
+        LuStatistics.Op op = LuStatistics.op(cmd.cdb()[0] & 0xFF);
+        SenseReason error = ctx.error();
+        lu.statistics().record(op, cmd.status(), error == null ? 0 : error.senseKey(),
+                (long) ctx.blocks() * lu.blockSize(), System.nanoTime() - ctx.arrived());
     }
 
     private static void setStatus(CommandContext ctx, ScsiCommand cmd, LogicalUnit lu) {

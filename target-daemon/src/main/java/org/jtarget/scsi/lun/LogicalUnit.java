@@ -39,6 +39,7 @@ public final class LogicalUnit {
     /** Admission of this LU's commands, or null if it has no queue depth. */
     private final LunQueueDepth queueDepth;
     private final MediumState medium = new MediumState();
+    private final LuStatistics statistics = new LuStatistics();
     private final CopyResults copyResults = new CopyResults();
     private final String targetName;
     /** Set when the LU leaves its target's LUN table (TargetRegistry.removeLun). */
@@ -118,6 +119,9 @@ public final class LogicalUnit {
     public Reservations reservations() { return reservations; }
     /** Medium present/started, removal prevention, sanitize state (SBC-4 4.11, 4.15, 4.20). */
     public MediumState medium() { return medium; }
+
+    /** What the LU has done: commands, bytes, latency, failures (for the metrics endpoint). */
+    public LuStatistics statistics() { return statistics; }
     /** Status of recent EXTENDED COPY commands per I_T nexus (RECEIVE COPY RESULTS, SPC-4 6.18). */
     public CopyResults copyResults() { return copyResults; }
     /** Orders COMPARE AND WRITE / ORWRITE against other commands on overlapping LBAs. */

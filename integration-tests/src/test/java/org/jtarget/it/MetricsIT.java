@@ -1,0 +1,106 @@
+package org.jtarget.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jtarget.initiator.raw.ScsiResult;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code /metrics} (README "Metrics"): scraped before and after a known workload on LUN 0 (N
+ * READs and M WRITEs of known sizes, one READ past the end, one write to a read-only LUN), the
+ * counters moved by exactly that: commands, bytes, the latency histograms' counts, and the
+ * failures by sense key.
+ */
+class MetricsIT {
+
+    private static final int READS = 37;
+    private static final int WRITES = 23;
+    private static final int READ_BLOCKS = 8;
+    private static final int WRITE_BLOCKS = 16;
+    private static final int BLOCK = 512;
+    private static final String IQN = DaemonConfig.IQN;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aKnownWorkloadMovesTheCountersByExactlyItself() throws Exception {
+        int port = DaemonProcess.freePort();
+        int http = DaemonProcess.freePort();
+        String yaml = DaemonConfig.standard(port).toYaml().replace("read-only: false", "read-only: true")
+                + "management: { http: \"127.0.0.1:" + http + "\", metrics: true }\n";
+        try (DaemonProcess daemon = DaemonProcess.start(DaemonConfig.write(dir, yaml), port)) {
+            workload(port, http);
+        }
+    }
+
+    private static void workload(int port, int http) throws Exception {
+        String before = scrape(http);
+        assertThat(before).contains("# TYPE jtarget_lu_commands_total counter")
+                .contains("# TYPE jtarget_lu_latency_seconds histogram")
+                .contains("jtarget_pinned_arena_size_bytes");
+
+        try (ScsiClient c = ScsiTransport.TCP.login(port, "iqn.2026-11.org.jtarget:metrics", Duration.ofSeconds(10))) {
+            c.testUnitReadyClearingUnitAttention(0);
+            c.testUnitReadyClearingUnitAttention(1);
+            String start = scrape(http);
+            byte[] data = new byte[WRITE_BLOCKS * BLOCK];
+            for (int i = 0; i < WRITES; i++) {
+                assertThat(c.write10(0, i * WRITE_BLOCKS, data, BLOCK).good()).isTrue();
+            }
+            for (int i = 0; i < READS; i++) {
+                assertThat(c.read10(0, i * READ_BLOCKS, READ_BLOCKS, BLOCK).good()).isTrue();
+            }
+            ScsiResult pastTheEnd = c.read10(0, 384L * 2048, 1, BLOCK);
+            assertThat(pastTheEnd.senseKey()).as("READ past the end").isEqualTo(0x5);
+            ScsiResult readOnly = c.write10(1, 0, new byte[BLOCK], BLOCK);
+            assertThat(readOnly.senseKey()).as("WRITE to the read-only LUN 1").isEqualTo(0x7);
+            String end = scrape(http);
+
+            String lun0 = "lun=\"0\",op=\"%s\",target=\"" + IQN + "\"";
+            assertThat(delta(start, end, "jtarget_lu_commands_total{" + lun0.formatted("read") + "}"))
+                    .isEqualTo(READS + 1);
+            assertThat(delta(start, end, "jtarget_lu_commands_total{" + lun0.formatted("write") + "}")).isEqualTo(WRITES);
+            assertThat(delta(start, end, "jtarget_lu_data_bytes_total{" + lun0.formatted("read") + "}"))
+                    .isEqualTo((long) READS * READ_BLOCKS * BLOCK);
+            assertThat(delta(start, end, "jtarget_lu_data_bytes_total{" + lun0.formatted("write") + "}"))
+                    .isEqualTo((long) WRITES * WRITE_BLOCKS * BLOCK);
+            assertThat(delta(start, end, "jtarget_lu_latency_seconds_count{" + lun0.formatted("read") + "}"))
+                    .as("GOOD READs only").isEqualTo(READS);
+            assertThat(delta(start, end, "jtarget_lu_latency_seconds_bucket{" + lun0.formatted("write") + ",le=\"+Inf\"}"))
+                    .isEqualTo(WRITES);
+            assertThat(value(end, "jtarget_lu_failed_commands_total{lun=\"0\",sense_key=\"illegal_request\","
+                    + "status=\"check_condition\",target=\"" + IQN + "\"}")).isEqualTo(1);
+            assertThat(value(end, "jtarget_lu_failed_commands_total{lun=\"1\",sense_key=\"data_protect\","
+                    + "status=\"check_condition\",target=\"" + IQN + "\"}")).isEqualTo(1);
+        }
+    }
+
+    private static String scrape(int port) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        return r.body();
+    }
+
+    private static long delta(String before, String after, String series) {
+        return value(after, series) - value(before, series);
+    }
+
+    /** The value of one series (its name and labels exactly as exposed), failing with the scrape when absent. */
+    private static long value(String scrape, String series) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(scrape);
+        assertThat(m.find()).as(series + " in\n" + scrape).isTrue();
+        return (long) Double.parseDouble(m.group(1));
+    }
+}

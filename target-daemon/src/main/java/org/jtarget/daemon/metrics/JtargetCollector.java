@@ -1,0 +1,155 @@
+package org.jtarget.daemon.metrics;
+
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot.HistogramDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.prometheus.metrics.model.snapshots.Unit;
+import org.jtarget.buffer.ArenaStats;
+import org.jtarget.buffer.BufferPool;
+import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.LuStatistics;
+import org.jtarget.scsi.lun.LuStatistics.Op;
+import org.jtarget.scsi.lun.TargetRegistry;
+
+import java.util.Locale;
+import java.util.function.Supplier;
+
+/**
+ * The daemon's metrics, read at each scrape: per logical unit (labels {@code target}, {@code lun})
+ * commands, bytes and latency of READs and WRITEs, failures by status and sense key, queue depth
+ * in use; and the pinned buffer arena's use.
+ */
+public final class JtargetCollector implements MultiCollector {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(JtargetCollector.class);
+
+    /** SPC-4 table 51's sense keys, as label values. */
+    private static final String[] SENSE_KEYS = {"no_sense", "recovered_error", "not_ready", "medium_error",
+        "hardware_error", "illegal_request", "unit_attention", "data_protect", "blank_check", "vendor_specific",
+        "copy_aborted", "aborted_command", "reserved_c", "volume_overflow", "miscompare", "completed"};
+
+    private final Supplier<TargetRegistry> registry;
+    private final Supplier<BufferPool> pool;
+
+    public JtargetCollector(Supplier<TargetRegistry> registry, Supplier<BufferPool> pool) {
+        this.registry = registry;
+        this.pool = pool;
+    }
+
+    /** A scrape that fails is logged here (the HTTP server answers 500 without saying why). */
+    @Override
+    public MetricSnapshots collect() {
+        try {
+            return snapshots();
+        } catch (RuntimeException e) {
+            LOG.warn("metrics scrape failed", e);
+            throw e;
+        }
+    }
+
+    private MetricSnapshots snapshots() {
+        CounterSnapshot.Builder commands = CounterSnapshot.builder().name("jtarget_lu_commands")
+                .help("SCSI commands ended, by kind (read: READ(6/10/12/16), write: WRITE(6/10/12/16), other)");
+        CounterSnapshot.Builder bytes = CounterSnapshot.builder().name("jtarget_lu_data_bytes").unit(Unit.BYTES)
+                .help("Bytes moved by READs and WRITEs that ended GOOD");
+        CounterSnapshot.Builder failures = CounterSnapshot.builder().name("jtarget_lu_failed_commands")
+                .help("Commands ended with CHECK CONDITION (by sense key) or another status than GOOD");
+        HistogramSnapshot.Builder latency = HistogramSnapshot.builder().name("jtarget_lu_latency_seconds").unit(Unit.SECONDS)
+                .help("Time from a READ's or WRITE's arrival in the SCSI core to its GOOD status");
+        GaugeSnapshot.Builder inFlight = GaugeSnapshot.builder().name("jtarget_lu_commands_in_flight")
+                .help("Commands in the LU's task set now");
+        TargetRegistry r = registry.get();
+        if (r != null) {
+            for (TargetRegistry.Target t : r.targets()) {
+                for (LogicalUnit lu : t.core().logicalUnits()) {
+                    Labels labels = Labels.of("target", t.name(), "lun", Integer.toString(lu.lun()));
+                    LuStatistics s = lu.statistics();
+                    for (Op op : Op.values()) {
+                        String kind = op.name().toLowerCase(Locale.ROOT);
+                        commands.dataPoint(counter(labels.add("op", kind), s.commands(op)));
+                        if (op != Op.OTHER) {
+                            bytes.dataPoint(counter(labels.add("op", kind), s.bytes(op)));
+                            latency.dataPoint(histogram(labels.add("op", kind), s.latency(op)));
+                        }
+                    }
+                    addFailures(failures, labels, s);
+                    inFlight.dataPoint(GaugeDataPointSnapshot.builder().labels(labels).value(lu.taskSet().size()).build());
+                }
+            }
+        }
+        MetricSnapshots.Builder all = MetricSnapshots.builder().metricSnapshot(commands.build())
+                .metricSnapshot(bytes.build()).metricSnapshot(failures.build()).metricSnapshot(latency.build())
+                .metricSnapshot(inFlight.build());
+        addArena(all);
+        return all.build();
+    }
+
+    private static void addFailures(CounterSnapshot.Builder failures, Labels labels, LuStatistics s) {
+        for (int key = 0; key < SENSE_KEYS.length; key++) {
+            long n = s.checkConditions(key);
+            if (n > 0) {
+                failures.dataPoint(counter(labels.add("status", "check_condition").add("sense_key", SENSE_KEYS[key]), n));
+            }
+        }
+        for (int status : LuStatistics.countedStatuses()) {
+            long n = s.statusCount(status);
+            if (n > 0) {
+                failures.dataPoint(counter(labels.add("status", statusName(status)).add("sense_key", ""), n));
+            }
+        }
+    }
+
+    private static String statusName(int status) {
+        return switch (status) {
+            case 0x08 -> "busy";
+            case 0x18 -> "reservation_conflict";
+            case 0x28 -> "task_set_full";
+            default -> "status_0x" + Integer.toHexString(status);
+        };
+    }
+
+    private void addArena(MetricSnapshots.Builder all) {
+        BufferPool p = pool.get();
+        ArenaStats a = p == null ? null : p.arenaStats();
+        if (a == null) {
+            return;
+        }
+        all.metricSnapshot(gauge("jtarget_pinned_arena_size_bytes", "Size of the pinned I/O buffer arena", a.sizeBytes()));
+        all.metricSnapshot(gauge("jtarget_pinned_arena_in_use_bytes", "Arena bytes handed out now", a.inUseBytes()));
+        all.metricSnapshot(gauge("jtarget_pinned_arena_high_water_bytes", "The most arena bytes ever handed out at once",
+                a.highWaterBytes()));
+        all.metricSnapshot(CounterSnapshot.builder().name("jtarget_pinned_arena_fallbacks")
+                .help("Buffers the arena could not serve (they came from the pooled allocator)")
+                .dataPoint(counter(Labels.EMPTY, a.fallbacks())).build());
+    }
+
+    private static GaugeSnapshot gauge(String name, String help, long value) {
+        return GaugeSnapshot.builder().name(name).help(help)
+                .dataPoint(GaugeDataPointSnapshot.builder().value(value).build()).build();
+    }
+
+    private static CounterDataPointSnapshot counter(Labels labels, long value) {
+        return CounterDataPointSnapshot.builder().labels(labels).value(value).build();
+    }
+
+    private static HistogramDataPointSnapshot histogram(Labels labels, LuStatistics.LatencySnapshot h) {
+        long[] bounds = h.boundsNanos();
+        double[] upper = new double[bounds.length + 1];
+        long[] counts = new long[bounds.length + 1];
+        long before = 0;
+        for (int i = 0; i <= bounds.length; i++) {
+            upper[i] = i < bounds.length ? bounds[i] / 1e9 : Double.POSITIVE_INFINITY;
+            counts[i] = h.cumulativeCounts()[i] - before; // per bucket: the model's counts are not cumulative
+            before = h.cumulativeCounts()[i];
+        }
+        return HistogramDataPointSnapshot.builder().labels(labels).sum(h.sumNanos() / 1e9)
+                .classicHistogramBuckets(ClassicHistogramBuckets.of(upper, counts)).build();
+    }
+}
