@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jtarget.initiator.raw.LoginResult;
+import org.jtarget.initiator.raw.RawIscsiClient;
 import org.jtarget.initiator.raw.ScsiResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code /metrics} (README "Metrics"): scraped before and after a known workload on LUN 0 (N
  * READs and M WRITEs of known sizes, one READ past the end, one write to a read-only LUN), the
  * counters moved by exactly that: commands, bytes, the latency histograms' counts, and the
- * failures by sense key.
+ * failures by sense key; the session shows while it is open, and the login counters count it and
+ * a login to a target that does not exist.
  */
 class MetricsIT {
 
@@ -82,7 +85,17 @@ class MetricsIT {
                     + "status=\"check_condition\",target=\"" + IQN + "\"}")).isEqualTo(1);
             assertThat(value(end, "jtarget_lu_failed_commands_total{lun=\"1\",sense_key=\"data_protect\","
                     + "status=\"check_condition\",target=\"" + IQN + "\"}")).isEqualTo(1);
+            assertThat(value(end, "jtarget_iscsi_sessions{target=\"" + IQN + "\"}")).as("this session").isEqualTo(1);
         }
+        try (RawIscsiClient stranger = RawIscsiClient.connect(DaemonProcess.HOST, port, Duration.ofSeconds(10))) {
+            LoginResult refused = stranger.login("iqn.2026-11.org.jtarget:metrics", IQN + "-nowhere");
+            assertThat(refused.statusClass() << 8 | refused.statusDetail()).as("target not found").isEqualTo(0x0203);
+        }
+        String last = scrape(http);
+        assertThat(value(last, "jtarget_iscsi_logins_total{result=\"accepted\",session_type=\"normal\","
+                + "status=\"0x0000\"}")).isEqualTo(1);
+        assertThat(value(last, "jtarget_iscsi_logins_total{result=\"refused\",session_type=\"\",status=\"0x0203\"}"))
+                .isEqualTo(1);
     }
 
     private static String scrape(int port) throws Exception {

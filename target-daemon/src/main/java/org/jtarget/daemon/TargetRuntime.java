@@ -138,8 +138,9 @@ public final class TargetRuntime implements DaemonRuntime {
                     m.httpPort());
             return;
         }
-        metrics = org.jtarget.daemon.metrics.MetricsEndpoint.start(m, config.source().toString(), () -> registry,
-                () -> pool);
+        metrics = org.jtarget.daemon.metrics.MetricsEndpoint.start(m, config.source().toString(),
+                new org.jtarget.daemon.metrics.JtargetCollector(() -> registry, () -> pool,
+                        () -> fabric == null ? null : fabric.sessionRegistry()));
     }
 
     @Override

@@ -115,7 +115,7 @@ class JtargetDaemonTest {
                 new PrintStream(err, true, StandardCharsets.UTF_8), c -> {
                     throw new AssertionError("runtime created for a bad config");
                 }, t -> stop);
-        assertThat(err()).isEqualTo(file + ": targetz: unknown key (expected one of: daemon, portals, backstores, targets, rdma, ha)"
+        assertThat(err()).isEqualTo(file + ": targetz: unknown key (expected one of: daemon, portals, backstores, targets, rdma, ha, management)"
                 + System.lineSeparator());
         assertThat(runtime.stoppedWith).isNull();
     }

@@ -13,6 +13,8 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
 import org.jtarget.buffer.ArenaStats;
 import org.jtarget.buffer.BufferPool;
+import org.jtarget.fabric.iscsi.session.LoginStatistics;
+import org.jtarget.fabric.iscsi.session.SessionRegistry;
 import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.LuStatistics;
 import org.jtarget.scsi.lun.LuStatistics.Op;
@@ -24,7 +26,7 @@ import java.util.function.Supplier;
 /**
  * The daemon's metrics, read at each scrape: per logical unit (labels {@code target}, {@code lun})
  * commands, bytes and latency of READs and WRITEs, failures by status and sense key, queue depth
- * in use; and the pinned buffer arena's use.
+ * in use; the pinned buffer arena's use; iSCSI logins answered and sessions open.
  */
 public final class JtargetCollector implements MultiCollector {
 
@@ -37,10 +39,16 @@ public final class JtargetCollector implements MultiCollector {
 
     private final Supplier<TargetRegistry> registry;
     private final Supplier<BufferPool> pool;
+    private final Supplier<SessionRegistry> iscsi;
 
-    public JtargetCollector(Supplier<TargetRegistry> registry, Supplier<BufferPool> pool) {
+    /**
+     * @param iscsi the iSCSI sessions and logins (TCP and iSER share them)
+     */
+    public JtargetCollector(Supplier<TargetRegistry> registry, Supplier<BufferPool> pool,
+                            Supplier<SessionRegistry> iscsi) {
         this.registry = registry;
         this.pool = pool;
+        this.iscsi = iscsi;
     }
 
     /** A scrape that fails is logged here (the HTTP server answers 500 without saying why). */
@@ -88,6 +96,7 @@ public final class JtargetCollector implements MultiCollector {
                 .metricSnapshot(bytes.build()).metricSnapshot(failures.build()).metricSnapshot(latency.build())
                 .metricSnapshot(inFlight.build());
         addArena(all);
+        addIscsi(all);
         return all.build();
     }
 
@@ -128,6 +137,28 @@ public final class JtargetCollector implements MultiCollector {
         all.metricSnapshot(CounterSnapshot.builder().name("jtarget_pinned_arena_fallbacks")
                 .help("Buffers the arena could not serve (they came from the pooled allocator)")
                 .dataPoint(counter(Labels.EMPTY, a.fallbacks())).build());
+    }
+
+    private void addIscsi(MetricSnapshots.Builder all) {
+        SessionRegistry sessions = iscsi.get();
+        if (sessions == null) {
+            return;
+        }
+        LoginStatistics logins = sessions.logins();
+        CounterSnapshot.Builder answered = CounterSnapshot.builder().name("jtarget_iscsi_logins")
+                .help("iSCSI logins answered: accepted by session type, refused by status (RFC 7143 11.13.5)")
+                .dataPoint(counter(Labels.of("result", "accepted", "session_type", "normal", "status", "0x0000"),
+                        logins.accepted(false)))
+                .dataPoint(counter(Labels.of("result", "accepted", "session_type", "discovery", "status", "0x0000"),
+                        logins.accepted(true)));
+        logins.refused().forEach((status, n) -> answered.dataPoint(counter(Labels.of("result", "refused",
+                "session_type", "", "status", String.format("0x%04x", status)), n)));
+        all.metricSnapshot(answered.build());
+        GaugeSnapshot.Builder open = GaugeSnapshot.builder().name("jtarget_iscsi_sessions")
+                .help("iSCSI sessions in the full feature phase, by target (\"\": discovery sessions)");
+        sessions.sessionsByTarget().forEach((target, n) -> open.dataPoint(GaugeDataPointSnapshot.builder()
+                .labels(Labels.of("target", target)).value(n).build()));
+        all.metricSnapshot(open.build());
     }
 
     private static GaugeSnapshot gauge(String name, String help, long value) {

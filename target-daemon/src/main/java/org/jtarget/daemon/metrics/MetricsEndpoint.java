@@ -2,17 +2,14 @@ package org.jtarget.daemon.metrics;
 
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import org.jtarget.buffer.BufferPool;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.ManagementConfig;
-import org.jtarget.scsi.lun.TargetRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.Supplier;
 
 /**
  * {@code /metrics} on the management listener ({@code management: { http: ..., metrics: true }}):
@@ -35,10 +32,10 @@ public final class MetricsEndpoint implements AutoCloseable {
      * Listens as configured; a port in use or an address not of this host is a
      * {@link ConfigException} naming {@code management.http}.
      */
-    public static MetricsEndpoint start(ManagementConfig config, String source, Supplier<TargetRegistry> registry,
-                                        Supplier<BufferPool> pool) throws ConfigException {
+    public static MetricsEndpoint start(ManagementConfig config, String source, JtargetCollector collector)
+            throws ConfigException {
         PrometheusRegistry metrics = new PrometheusRegistry();
-        metrics.register(new JtargetCollector(registry, pool));
+        metrics.register(collector);
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name("jtargetd-metrics")
                 .daemon(true).unstarted(r));
         try {

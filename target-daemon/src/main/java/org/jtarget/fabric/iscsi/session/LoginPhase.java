@@ -125,9 +125,10 @@ final class LoginPhase {
             case CONTINUE -> transport.sendAndFlush(step.response());
             case FAILED -> {
                 // RFC 7143 11.13.5: Status-Class and Status-Detail are bytes 36 and 37 of the response
+                int status = step.response().bhs().getUnsignedShort(LOGIN_STATUS_CLASS_OFFSET);
+                registry.logins().countRefused(status);
                 LOG.info("connection {}: login refused with status 0x{}: {}", transport.remoteAddress(),
-                        Integer.toHexString(step.response().bhs().getUnsignedShort(LOGIN_STATUS_CLASS_OFFSET)),
-                        negotiator.refusalReason());
+                        Integer.toHexString(status), negotiator.refusalReason());
                 transport.sendAndClose(step.response());
             }
             case FULL_FEATURE -> loginSucceeded(step);
@@ -193,6 +194,7 @@ final class LoginPhase {
             sameCid.closeNow(); // RFC 7143 6.3.4 connection reinstatement: ERL 0 aborts its tasks
         }
         connection.enterFullFeature(s, outcome);
+        registry.logins().countAccepted(outcome.parameters().discovery());
         IscsiPdu response = step.response();
         response.tsih(s.tsih());
         response.expCmdSn(s.window().expCmdSn());
@@ -205,6 +207,7 @@ final class LoginPhase {
     }
 
     private void failLogin(IscsiPdu response, int detail) {
+        registry.logins().countRefused(0x0200 | detail);
         response.bhs().setByte(LOGIN_STATUS_CLASS_OFFSET, 2);
         response.bhs().setByte(LOGIN_STATUS_DETAIL_OFFSET, detail);
         response.flags(response.flags() & ~IscsiPdu.FINAL_BIT);

@@ -14,6 +14,23 @@ public final class SessionRegistry {
 
     private final Map<Integer, IscsiSession> byTsih = new HashMap<>();
     private int nextTsih = 1;
+    private final LoginStatistics logins = new LoginStatistics();
+
+    /** The logins this fabric answered. */
+    public LoginStatistics logins() {
+        return logins;
+    }
+
+    /** Sessions in the full feature phase now, per target name ("" for discovery sessions). */
+    public synchronized Map<String, Integer> sessionsByTarget() {
+        Map<String, Integer> m = new java.util.TreeMap<>();
+        for (IscsiSession s : byTsih.values()) {
+            if (s != null && !s.ended()) {
+                m.merge(s.parameters().discovery() ? "" : s.parameters().targetName(), 1, Integer::sum);
+            }
+        }
+        return m;
+    }
 
     /** Reserves a fresh non-zero TSIH. */
     synchronized int allocateTsih() {
