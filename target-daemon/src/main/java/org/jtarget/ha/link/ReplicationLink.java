@@ -209,6 +209,7 @@ public final class ReplicationLink implements AutoCloseable {
         LinkConnection.Outbound o = take(c);
         if (o != null) {
             message.getBytes(message.readerIndex(), o.staging.clear().limit(length));
+            o.staging.clear(); // the whole slot again: a later ScatterList copy puts at absolute indexes
             fill(o, LinkHeader.STATE, 0, store, 0, length, length);
             o.ticket = ticket;
             c.submit(o);
@@ -235,6 +236,7 @@ public final class ReplicationLink implements AutoCloseable {
                 list.copyTo(offset, o.staging, 0, n);
             } else {
                 buf.getBytes(buf.readerIndex() + offset, o.staging.clear().limit(n));
+                o.staging.clear(); // the whole slot again: a later ScatterList copy puts at absolute indexes
             }
             fill(o, LinkHeader.WRITE, fua ? LinkHeader.FLAG_FUA : 0, store, lba + offset / blockSize, n / blockSize, n);
             o.ticket = ticket;

@@ -68,7 +68,15 @@ public final class SpcModeSelect implements CommandHandler {
             ctx.fail(UnitStateReplica.refusal(ctx));
             return;
         }
-        replica.change(() -> apply(ctx, lu, pages)); // a failure undoes the change and answers 04/0A
+        try {
+            replica.change(() -> apply(ctx, lu, pages)); // a failure undoes the change
+        } catch (org.jtarget.backstore.spi.StoreException e) {
+            throw e; // NOT_SERVED_HERE: not acknowledged, 04/0A (the dispatcher's mapping)
+        } catch (java.io.IOException e) {
+            org.slf4j.LoggerFactory.getLogger(SpcModeSelect.class).error("{}: MODE SELECT not replicated: {}",
+                    lu.displayName(), e.getMessage());
+            ctx.fail(SenseReason.INTERNAL_TARGET_FAILURE);
+        }
     }
 
     private static void apply(CommandContext ctx, LogicalUnit lu, List<byte[]> pages) {
