@@ -275,6 +275,23 @@ final class HaPair {
         return all.array();
     }
 
+    interface Command {
+        ScsiResult run() throws IOException;
+    }
+
+    /**
+     * The command, repeated while it answers UNIT ATTENTION (at most 8 times), as an initiator
+     * does: a change of the ALUA states reports ASYMMETRIC ACCESS STATE CHANGED first.
+     */
+    static ScsiResult pastUnitAttention(Command command) throws IOException {
+        ScsiResult r = command.run();
+        for (int i = 0; i < 7 && r.status() == ScsiResult.CHECK_CONDITION && r.senseKey() == ScsiClient.UNIT_ATTENTION;
+             i++) {
+            r = command.run();
+        }
+        return r;
+    }
+
     /** CHECK CONDITION, NOT READY, LOGICAL UNIT NOT ACCESSIBLE, TARGET PORT IN STANDBY STATE (04/0Bh). */
     static void assertStandby(ScsiResult r, String what) {
         assertThat(r.status()).as(what + ": CHECK CONDITION " + r).isEqualTo(ScsiResult.CHECK_CONDITION);

@@ -12,6 +12,7 @@ import static org.jtarget.it.HaPair.STANDBY_ASCQ;
 import static org.jtarget.it.HaPair.TRANSITION_ASCQ;
 import static org.jtarget.it.HaPair.UNAVAILABLE;
 import static org.jtarget.it.HaPair.assertStandby;
+import static org.jtarget.it.HaPair.pastUnitAttention;
 import static org.jtarget.it.HaPair.portGroups;
 import static org.jtarget.it.HaPair.random;
 import static org.jtarget.it.HaPair.read;
@@ -314,23 +315,6 @@ class HaWitnessIT {
     }
 
     // ------------------------------------------------------------------ SCSI
-
-    private interface Command {
-        ScsiResult run() throws IOException;
-    }
-
-    /**
-     * The command, repeated while it answers UNIT ATTENTION (at most 8 times), as an initiator
-     * does: a change of the ALUA states reports ASYMMETRIC ACCESS STATE CHANGED first.
-     */
-    private static ScsiResult pastUnitAttention(Command command) throws IOException {
-        ScsiResult r = command.run();
-        for (int i = 0; i < 7 && r.status() == ScsiResult.CHECK_CONDITION && r.senseKey() == ScsiClient.UNIT_ATTENTION;
-             i++) {
-            r = command.run();
-        }
-        return r;
-    }
 
     /** CHECK CONDITION, NOT READY, LOGICAL UNIT NOT ACCESSIBLE: in transition (04/0Ah) or in standby (04/0Bh). */
     private static void assertNotReady(ScsiResult r, String what) {

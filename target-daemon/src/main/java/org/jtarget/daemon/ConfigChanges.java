@@ -75,6 +75,12 @@ record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTarget
             BackstoreConfig before = backstore(now, b.name());
             if (before == null) {
                 addedStores.add(b.name());
+            } else if (now.ha() != null && now.ha().backstores().contains(b.name()) && !before.equals(b)) {
+                // a replicated store's geometry is checked against the peer's at each handshake: a
+                // node restarted alone with a new size would make the pair refuse to serve
+                throw new ConfigException(source, "backstores[" + i + "]", "changed, but " + b.name()
+                        + " is replicated by the HA pair (ha.backstores): to resize it, stop both nodes, change it "
+                        + "in both files, start both");
             } else {
                 requireSame(source, "backstores[" + i + "]", before, b);
             }

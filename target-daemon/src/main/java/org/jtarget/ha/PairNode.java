@@ -408,6 +408,17 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         return peerIsOurs() && link.flush(store, lba, blocks);
     }
 
+    @Override
+    public boolean state(int store, ByteBuf message) {
+        return peerIsOurs() && link.state(store, message);
+    }
+
+    @Override
+    public int maxStateBytes() {
+        ReplicationLink l = link;
+        return l == null ? org.jtarget.ha.link.LinkSettings.DEFAULT_SLOT_SIZE : l.settings().slotSize();
+    }
+
     private boolean peerIsOurs() {
         return peerRole == Role.SECONDARY && link.isUp();
     }
@@ -735,6 +746,11 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         long holes = 0;
         try {
             for (ReplicatedBackstore s : stores) {
+                // the units' SCSI state first (whole, as the peer may have missed any change): the
+                // peer's copy is not whole before the data's COMPLETE, so it never serves without it
+                if (!s.sendAllState()) {
+                    return; // the link went down: the next link starts over
+                }
                 switch (scopes.get(s.index())) {
                     case EVERYTHING -> s.log().markAllDirty();
                     case LOGGED_AND_PEERS -> addPeersChanges(s, changes);
@@ -813,6 +829,9 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
             return "no store " + index;
         }
         ReplicatedBackstore s = stores.get(index);
+        if (type == LinkHeader.STATE) {
+            return installState(s, data, blocks);
+        }
         Backstore local = s.local();
         int bs = s.info().blockSize();
         if (lba < 0 || blocks < 0 || lba + blocks > s.info().blockCount()
@@ -838,6 +857,20 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         } catch (IOException | RuntimeException e) {
             LOG.warn("HA node {}: cannot apply {} of {} blocks at {} of {}: {}", node, LinkHeader.typeName(type), blocks,
                     lba, s.name(), e.getMessage());
+            return e.getMessage() == null ? e.toString() : e.getMessage();
+        }
+    }
+
+    /** The primary's state of a unit on store {@code s} ({@code length} bytes of {@code data}); why not installed, or null. */
+    private String installState(ReplicatedBackstore s, ByteBuf data, long length) {
+        if (length < 0 || length > data.capacity()) {
+            return "a STATE message of " + length + " bytes for a slot of " + data.capacity();
+        }
+        try {
+            s.install(data.setIndex(0, (int) length));
+            return null;
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("HA node {}: cannot install the state {} sent for {}: {}", node, peerNode, s.name(), e.getMessage());
             return e.getMessage() == null ? e.toString() : e.getMessage();
         }
     }

@@ -5,6 +5,7 @@ import org.jtarget.backstore.spi.AsyncWriter;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.backstore.spi.BackstoreInfo;
 import org.jtarget.backstore.spi.ForwardingBackstore;
+import org.jtarget.backstore.spi.ReplicatedState;
 import org.jtarget.backstore.spi.StoreException;
 import org.jtarget.buffer.ScatterList;
 
@@ -22,13 +23,22 @@ import java.io.InterruptedIOException;
  * local path. Store calls block on the peer's answer, so the store is never non-blocking; reads
  * still take the store's non-blocking path ({@link #tryReadNonBlocking}).
  */
-public final class ReplicatedBackstore extends ForwardingBackstore implements AsyncWriter {
+public final class ReplicatedBackstore extends ForwardingBackstore implements AsyncWriter, ReplicatedState {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ReplicatedBackstore.class);
 
     private final int index;
     private final Replication replication;
     private final DirtyRegionLog log;
     private final OverlapGate gate;
     private final BackstoreInfo info;
+    /** The core's holders of unit state on this store, by key. */
+    private final java.util.Map<String, Holder> holders = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * Records the peer published for keys nobody here holds yet (a LU built after the link came
+     * up, or a unit this node's config lacks): installed when the key is attached.
+     */
+    private final java.util.Map<String, byte[]> unattached = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param index   the store's number on the link (its place in the HELLO)
@@ -301,6 +311,106 @@ public final class ReplicatedBackstore extends ForwardingBackstore implements As
             throw new StoreException(StoreException.Kind.NOT_SERVED_HERE,
                     name() + ": this node is not the primary of its HA pair", null);
         }
+    }
+
+    // ------------------------------------------------------------------ the core's unit state (ReplicatedState)
+
+    @Override
+    public ReplicatedState replicatedState() {
+        return this;
+    }
+
+    @Override
+    public boolean acceptsChanges() {
+        return replication.serving();
+    }
+
+    /**
+     * Sent like a write: the peer installs the record before this returns; a peer that did not
+     * (link down, its core refused it) is left behind as for a write, degraded (its next resync
+     * begins with every key's whole state), or this node may not go on alone and throws.
+     */
+    @Override
+    public void publish(String key, byte[] record) throws IOException {
+        requireServing();
+        StateMessage m = new StateMessage(key, record);
+        if (record.length > maxRecordBytes()) {
+            throw new IOException(name() + ": the state of " + key + " is " + record.length + " bytes, more than the "
+                    + maxRecordBytes() + " the HA link carries in one message");
+        }
+        io.netty.buffer.ByteBuf b = m.encode();
+        try {
+            sent(replication.state(index, b));
+        } finally {
+            b.release();
+        }
+    }
+
+    /** A slot, less a key of up to {@link StateMessage#MAX_KEY} bytes and the framing. */
+    @Override
+    public int maxRecordBytes() {
+        return replication.maxStateBytes() - StateMessage.OVERHEAD;
+    }
+
+    @Override
+    public void attach(String key, Holder holder) {
+        holders.put(key, holder);
+        byte[] early = unattached.remove(key);
+        if (early != null) {
+            try {
+                holder.install(early);
+            } catch (IOException e) {
+                LOG.error("HA: {}: the state of {} that {} sent cannot be installed: {}", name(), key,
+                        "the peer", e.getMessage());
+            }
+        }
+    }
+
+    @Override
+    public void detach(String key, Holder holder) {
+        holders.remove(key, holder);
+    }
+
+    /** The secondary: installs the state the primary published (a STATE message's bytes). Store thread. */
+    void install(io.netty.buffer.ByteBuf message) throws IOException {
+        StateMessage m = StateMessage.decode(message);
+        Holder h = holders.get(m.key());
+        if (h == null) {
+            if (unattached.put(m.key(), m.record()) == null) {
+                LOG.info("HA: {}: state of {} kept until that unit exists here", name(), m.key());
+            }
+            return;
+        }
+        h.install(m.record());
+    }
+
+    /**
+     * The primary, at the start of a resync: every key's whole state to the peer, each in order
+     * with its changes. False when the link failed (the resync stops; the next link sends it again).
+     */
+    boolean sendAllState() throws IOException {
+        for (java.util.Map.Entry<String, Holder> e : holders.entrySet()) {
+            boolean[] ok = {true};
+            e.getValue().snapshot(record -> {
+                StateMessage m = new StateMessage(e.getKey(), record);
+                if (m.length() > replication.maxStateBytes()) {
+                    // publish() refuses such a change; only a state loaded at start can be this large
+                    LOG.error("HA: {}: the state of {} is {} bytes, more than the HA link carries ({}): the peer "
+                            + "does not get it", name(), e.getKey(), m.length(), replication.maxStateBytes());
+                    return;
+                }
+                io.netty.buffer.ByteBuf b = m.encode();
+                try {
+                    ok[0] = replication.state(index, b);
+                } finally {
+                    b.release();
+                }
+            });
+            if (!ok[0]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The store's number on the link. */

@@ -30,6 +30,15 @@ interface Replication {
     boolean flush(int store, long lba, long blocks);
 
     /**
+     * Sends a {@link org.jtarget.ha.link.LinkHeader#STATE} message (its readable bytes) to the
+     * secondary and waits; false when it was not installed there (the link is down or failed).
+     */
+    boolean state(int store, ByteBuf message);
+
+    /** The largest STATE message the link carries (one staging slot). */
+    int maxStateBytes();
+
+    /**
      * A change was not replicated: the node goes on alone (degraded). Before it returns, the node's
      * new generation is on stable storage, so that the change may be acknowledged.
      */

@@ -180,6 +180,79 @@ class PairNodeTest {
         assertThat(b.store().info().identitySeed()).isEqualTo(a.store().info().identitySeed()).isEqualTo("ha:a+b:disk");
     }
 
+    /** The core's side of one key of unit state, as a test sees it: what was installed, in order. */
+    private static final class Holder implements org.jtarget.backstore.spi.ReplicatedState.Holder {
+        final List<String> installed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        volatile byte[] state = new byte[0];
+
+        @Override
+        public void install(byte[] record) throws java.io.IOException {
+            if (record.length > 0 && record[0] == 'X') {
+                throw new java.io.IOException("a record this core does not read");
+            }
+            state = record;
+            installed.add(new String(record, java.nio.charset.StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public void snapshot(org.jtarget.backstore.spi.ReplicatedState.Sink sink) throws java.io.IOException {
+            sink.accept(state);
+        }
+    }
+
+    @Test
+    void unitStateReachesTheSecondaryBeforePublishReturnsAndAReturningSecondaryGetsItWhole() throws Exception {
+        Node b = b();
+        Node a = a();
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        awaitInSync(a);
+        Holder onA = new Holder();
+        Holder onB = new Holder();
+        a.store().attach("iqn.t/lun0/pr", onA);
+        b.store().attach("iqn.t/lun0/pr", onB);
+        assertThat(a.store().replicatedState()).isSameAs(a.store());
+
+        onA.state = "one".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        a.store().publish("iqn.t/lun0/pr", onA.state);
+        assertThat(onB.installed).as("installed before publish returned").containsExactly("one");
+        // the STATE went through a staging slot with a few bytes: writes of a whole slot use it again
+        for (int i = 0; i < 9; i++) { // more than the 8 slots, so that one of them is the STATE's
+            org.jtarget.buffer.ScatterList whole = new org.jtarget.buffer.ScatterList();
+            whole.add(random(64 << 10, 70 + i));
+            a.store().write(i * 128L, whole, 64 << 10, false);
+            whole.clear();
+        }
+        assertThat(read(storeB, 0, 9 * 128)).isEqualTo(read(storeA, 0, 9 * 128));
+        assertThatThrownBy(() -> b.store().publish("iqn.t/lun0/pr", new byte[1]))
+                .isInstanceOf(StoreException.class).extracting(e -> ((StoreException) e).kind())
+                .isEqualTo(StoreException.Kind.NOT_SERVED_HERE);
+        assertThat(b.store().acceptsChanges()).isFalse();
+        assertThat(a.store().acceptsChanges()).isTrue();
+        assertThatThrownBy(() -> a.store().publish("iqn.t/lun0/pr", new byte[a.store().maxRecordBytes() + 1]))
+                .hasMessageContaining("more than the");
+
+        // a key the secondary holds nowhere yet is kept, and installed when the unit appears
+        a.store().publish("iqn.t/lun1/pr", "early".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Holder late = new Holder();
+        b.store().attach("iqn.t/lun1/pr", late);
+        assertThat(late.installed).containsExactly("early");
+
+        // a record the secondary's core refuses: the primary leaves it behind (degraded), as for a write
+        a.store().publish("iqn.t/lun0/pr", "X".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        a.awaitRole("PRIMARY/null/[2]");
+        assertThat(a.node.describe()).contains("degraded");
+
+        b.close();
+        onA.state = "two".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        a.store().publish("iqn.t/lun0/pr", onA.state); // the peer is gone: degraded, not refused
+        Node b2 = b();
+        Holder onB2 = new Holder();
+        b2.store().attach("iqn.t/lun0/pr", onB2);
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        awaitInSync(a);
+        assertThat(onB2.installed).as("the resync begins with the whole state").contains("two");
+    }
+
     @Test
     void aLonePrimaryGoesOnDegradedAndLaterCopiesOnlyWhatThePeerMissed() throws Exception {
         Node b = b();

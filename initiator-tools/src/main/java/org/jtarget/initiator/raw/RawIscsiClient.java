@@ -65,7 +65,7 @@ public final class RawIscsiClient implements AutoCloseable {
             "RDMAExtensions");
 
     private final PduChannel channel;
-    private final long isid;
+    private long isid;
     private final Map<String, String> negotiated = new LinkedHashMap<>();
     private int nextItt = 1;
     private int cmdSn = 1;
@@ -87,6 +87,20 @@ public final class RawIscsiClient implements AutoCloseable {
         this.channel = channel;
         // RFC 7143 11.12.5: ISID type 10b (random), 24 random bits, 16-bit qualifier.
         this.isid = (0x80L << 40) | ((long) ThreadLocalRandom.current().nextInt(1 << 24) << 16) | 1;
+    }
+
+    /**
+     * Sets the ISID the next login uses (48 bits) instead of the random one: an initiator that keeps
+     * its ISID across sessions (open-iscsi does, per interface) is the same SCSI initiator port
+     * ({@code name,i,0x<ISID>}, RFC 7143 10.12.5) through every target portal, which persistent
+     * reservations key on.
+     */
+    public RawIscsiClient isid(long isid) {
+        if (isid >>> 48 != 0) {
+            throw new IllegalArgumentException("an ISID has 48 bits: " + Long.toHexString(isid));
+        }
+        this.isid = isid;
+        return this;
     }
 
     /**

@@ -148,6 +148,15 @@ public interface Backstore extends AutoCloseable {
     }
 
     /**
+     * The SCSI state of this store's logical units that must live where its blocks live (an HA
+     * pair's store: persistent reservations and mode parameters replicate with the data), or null:
+     * the core keeps that state to itself. A decorator answers for the store beneath it.
+     */
+    default ReplicatedState replicatedState() {
+        return null;
+    }
+
+    /**
      * A run of blocks with one provisioning state (SBC-4 4.7.4: mapped, or deallocated and
      * reading as zeros).
      *

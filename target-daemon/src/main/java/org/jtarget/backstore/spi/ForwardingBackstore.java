@@ -112,6 +112,11 @@ public abstract class ForwardingBackstore implements Backstore {
         return delegate.backingFile();
     }
 
+    @Override
+    public ReplicatedState replicatedState() {
+        return delegate.replicatedState();
+    }
+
     /** Closes the delegate; a decorator that only borrows it overrides this. */
     @Override
     public void close() throws IOException {

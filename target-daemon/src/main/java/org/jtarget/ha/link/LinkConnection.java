@@ -395,7 +395,7 @@ final class LinkConnection {
                 link.handoverReceived();
                 yield null;
             }
-            case LinkHeader.WRITE, LinkHeader.UNMAP, LinkHeader.FLUSH, LinkHeader.CHANGED -> request(b, type);
+            case LinkHeader.WRITE, LinkHeader.UNMAP, LinkHeader.FLUSH, LinkHeader.CHANGED, LinkHeader.STATE -> request(b, type);
             case LinkHeader.ACK -> ack(b);
             default -> "unknown message " + LinkHeader.typeName(type);
         };
@@ -437,7 +437,7 @@ final class LinkConnection {
         in.busy = true;
         in.sequence = LinkHeader.sequence(b);
         applying.incrementAndGet();
-        ByteBuf data = type == LinkHeader.WRITE ? in.data.clear() : null;
+        ByteBuf data = type == LinkHeader.WRITE || type == LinkHeader.STATE ? in.data.clear() : null;
         link.apply(type, LinkHeader.store(b), LinkHeader.lba(b), LinkHeader.blocks(b), LinkHeader.flags(b), data, in);
         return null;
     }

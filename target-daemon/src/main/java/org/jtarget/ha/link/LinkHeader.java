@@ -10,7 +10,8 @@ import io.netty.buffer.ByteBuf;
  * 0  type u8 | flags u8 | store u16 | slot u16 | status u8 | reserved u8
  * 8  sequence u64      the sender's request number; an ACK carries the number it answers
  * 16 lba u64           WRITE, UNMAP, FLUSH, CHANGED: first block
- * 24 blocks u64        WRITE, UNMAP, FLUSH, CHANGED: block count (WRITE: its bytes are in slot {@code slot})
+ * 24 blocks u64        WRITE, UNMAP, FLUSH, CHANGED: block count (WRITE: its bytes are in slot {@code slot});
+ *                      STATE: the record's length in bytes (in slot {@code slot})
  * 32 body              HELLO: {@link Hello}; ACK with a failure: the reason as UTF-8 text
  * </pre>
  *
@@ -32,7 +33,7 @@ public final class LinkHeader {
     public static final int UNMAP = 4;
     /** Make blocks durable (SYNCHRONIZE CACHE). */
     public static final int FLUSH = 5;
-    /** The answer to a WRITE, UNMAP or FLUSH: {@code status} {@link #OK} or {@link #FAILED}. */
+    /** The answer to a WRITE, UNMAP, FLUSH or STATE: {@code status} {@link #OK} or {@link #FAILED}. */
     public static final int ACK = 6;
     /** The sender stops (a clean shutdown): the link ending next is no failure of the sender. */
     public static final int GOODBYE = 7;
@@ -48,6 +49,13 @@ public final class LinkHeader {
      * list (that message's blocks may be 0). Answered by an ACK like a WRITE.
      */
     public static final int CHANGED = 9;
+    /**
+     * The SCSI state of logical units on store {@code store} (persistent reservations, mode
+     * parameters): {@code blocks} bytes in staging slot {@code slot}, RDMA WRITTEN like a WRITE's
+     * data; answered by an ACK once the receiver installed it. The bytes are the node's framing of
+     * the core's opaque record ({@code org.jtarget.ha.StateMessage}).
+     */
+    public static final int STATE = 10;
 
     /** WRITE flag: force unit access (the data is durable when acknowledged). */
     public static final int FLAG_FUA = 1;
@@ -119,6 +127,7 @@ public final class LinkHeader {
             case GOODBYE -> "GOODBYE";
             case HANDOVER -> "HANDOVER";
             case CHANGED -> "CHANGED";
+            case STATE -> "STATE";
             default -> "type " + type;
         };
     }

@@ -210,6 +210,29 @@ public final class ReplicationLink implements AutoCloseable {
         return control(LinkHeader.CHANGED, last ? LinkHeader.FLAG_COMPLETE : 0, store, lba, blocks);
     }
 
+    /**
+     * Sends the readable bytes of {@code message}, a {@link LinkHeader#STATE} of store
+     * {@code store}, through one staging slot, and waits until the peer installed it; as
+     * {@link #write}. False too when the message is larger than a slot (nothing is sent).
+     */
+    public boolean state(int store, ByteBuf message) {
+        LinkConnection c = up;
+        int length = message.readableBytes();
+        if (c == null || c.isGone() || length > settings.slotSize()) {
+            return false;
+        }
+        Ticket ticket = ticket();
+        LinkConnection.Outbound o = take(c);
+        if (o != null) {
+            message.getBytes(message.readerIndex(), o.staging.clear().limit(length));
+            o.staging.clear(); // the whole slot again: a later ScatterList copy puts at absolute indexes
+            fill(o, LinkHeader.STATE, 0, store, 0, length, length);
+            o.ticket = ticket;
+            c.submit(o);
+        }
+        return finish(ticket, o != null);
+    }
+
     private boolean send(int store, long lba, int blockSize, ScatterList list, ByteBuf buf, int length, boolean fua) {
         LinkConnection c = up;
         if (c == null || c.isGone()) {
@@ -229,6 +252,7 @@ public final class ReplicationLink implements AutoCloseable {
                 list.copyTo(offset, o.staging, 0, n);
             } else {
                 buf.getBytes(buf.readerIndex() + offset, o.staging.clear().limit(n));
+                o.staging.clear(); // the whole slot again: a later ScatterList copy puts at absolute indexes
             }
             fill(o, LinkHeader.WRITE, fua ? LinkHeader.FLAG_FUA : 0, store, lba + offset / blockSize, n / blockSize, n);
             o.ticket = ticket;

@@ -66,7 +66,7 @@ public final class CommandTable {
         add(OpcodeEntry.of(READ_6, "READ(6)", 6, new SbcReadWrite(READ, 6), READ_IO, MEDIUM_READ, "08 1F FFFF FF 00"));
         add(OpcodeEntry.of(WRITE_6, "WRITE(6)", 6, new SbcReadWrite(WRITE, 6), WRITE_IO, CONFLICT, "0A 1F FFFF FF 00"));
         add(OpcodeEntry.of(INQUIRY, "INQUIRY", 6, new SpcInquiry(), noLun, EXEMPT, "12 01 FF FFFF 00"));
-        add(OpcodeEntry.of(MODE_SELECT_6, "MODE SELECT(6)", 6, new SpcModeSelect(false), ALUA_STANDBY, CONFLICT, "15 10 00 00 FF 00"));
+        add(OpcodeEntry.of(MODE_SELECT_6, "MODE SELECT(6)", 6, new SpcModeSelect(false), ALUA_STANDBY | OFF_LOOP, CONFLICT, "15 10 00 00 FF 00"));
         add(OpcodeEntry.of(RESERVE_6, "RESERVE(6)", 6, new SpcReserveRelease(true, false), 0, ALLOWED,
                 "16 00 00 00 00 00"));
         add(OpcodeEntry.of(RELEASE_6, "RELEASE(6)", 6, new SpcReserveRelease(false, false), 0, EXEMPT,
@@ -96,7 +96,7 @@ public final class CommandTable {
         add(OpcodeEntry.of(UNMAP, "UNMAP", 10, new SbcUnmap(), WRITE_IO | NEEDS_UNMAP, CONFLICT,
                 "42 00 00000000 00 FFFF 00"));
         add(sanitize());
-        add(OpcodeEntry.of(MODE_SELECT_10, "MODE SELECT(10)", 10, new SpcModeSelect(true), ALUA_STANDBY, CONFLICT,
+        add(OpcodeEntry.of(MODE_SELECT_10, "MODE SELECT(10)", 10, new SpcModeSelect(true), ALUA_STANDBY | OFF_LOOP, CONFLICT,
                 "55 10 00 00 00 00 00 FFFF 00"));
         add(OpcodeEntry.of(RESERVE_10, "RESERVE(10)", 10, new SpcReserveRelease(true, true), 0, ALLOWED,
                 "56 00 00 00 00 00 00 00 00 00"));
@@ -255,7 +255,7 @@ public final class CommandTable {
     private static OpcodeEntry maintenanceOut() {
         OpcodeEntry[] sa = new OpcodeEntry[32];
         sa[SA_SET_TARGET_PORT_GROUPS] = OpcodeEntry.ofServiceAction(MAINTENANCE_OUT, SA_SET_TARGET_PORT_GROUPS,
-                "SET TARGET PORT GROUPS", 12, new SpcSetTargetPortGroups(), ALUA_UNAVAILABLE, CONFLICT,
+                "SET TARGET PORT GROUPS", 12, new SpcSetTargetPortGroups(), ALUA_UNAVAILABLE | NEEDS_EXPLICIT_ALUA, CONFLICT,
                 "A4 0A 00 00 00 00 FFFFFFFF 00 00");
         return new OpcodeEntry(MAINTENANCE_OUT, -1, "MAINTENANCE OUT", 12, null, 0, null, null, sa);
     }

@@ -15,7 +15,7 @@ import java.util.HexFormat;
  * @param handler        parser and executor, or null for a row that only holds service actions
  * @param flags          {@link #NO_LUN_OK}, {@link #UA_EXEMPT}, {@link #MEDIUM_IO}, {@link #WRITES_MEDIUM},
  *                       {@link #RANGE_SHARED}, {@link #RANGE_EXCLUSIVE}, {@link #OFF_LOOP},
- *                       {@link #NEEDS_UNMAP}, {@link #NEEDS_MEDIUM}, {@link #NEEDS_CRYPTO_ERASE}; and the ALUA column: {@link #ALUA_STANDBY},
+ *                       {@link #NEEDS_UNMAP}, {@link #NEEDS_MEDIUM}, {@link #NEEDS_CRYPTO_ERASE}, {@link #NEEDS_EXPLICIT_ALUA}; and the ALUA column: {@link #ALUA_STANDBY},
  *                       {@link #ALUA_UNAVAILABLE}, {@link #ALUA_ANY_STATE} (none: only in the
  *                       active states)
  * @param reservation    how the command fares under another nexus's reservation (SPC-4 table 72,
@@ -67,6 +67,13 @@ public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLen
      * Elsewhere INVALID FIELD IN CDB, and REPORT SUPPORTED OPERATION CODES leaves it out.
      */
     public static final int NEEDS_CRYPTO_ERASE = 1 << 9;
+    /**
+     * Exists only where initiators may set asymmetric access states (SET TARGET PORT GROUPS):
+     * not on an HA pair's LU, whose states follow the nodes' roles (INQUIRY TPGS 01b, implicit
+     * only, SPC-4 6.4.2). Elsewhere the gate answers as for a service action not supported
+     * (INVALID FIELD IN CDB), and REPORT SUPPORTED OPERATION CODES leaves it out.
+     */
+    public static final int NEEDS_EXPLICIT_ALUA = 1 << 10;
 
 
     // ---- ALUA column (SPC-4 5.15.2.4): the asymmetric access states a command runs in. ----
@@ -129,7 +136,8 @@ public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLen
     /** True if this command exists on {@code lu} (its capability flags hold; any command without a LU). */
     public boolean supportedOn(LogicalUnit lu) {
         return lu == null || (!has(NEEDS_UNMAP) || lu.store().supportsUnmap())
-                && (!has(NEEDS_CRYPTO_ERASE) || lu.store().supportsCryptoErase());
+                && (!has(NEEDS_CRYPTO_ERASE) || lu.store().supportsCryptoErase())
+                && (!has(NEEDS_EXPLICIT_ALUA) || lu.explicitAlua());
     }
 
     /** True for a row reached through a service action (reported with SERVACTV = 1). */

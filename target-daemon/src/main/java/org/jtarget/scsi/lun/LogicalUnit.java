@@ -36,6 +36,9 @@ public final class LogicalUnit {
     private final TaskSet taskSet = new TaskSet();
     private final LbaRangeLock rangeLock = new LbaRangeLock();
     private final Reservations reservations;
+    /** The persistent reservations and mode parameters as an HA pair keeps them on both nodes, or null. */
+    private final UnitStateReplica reservationReplica;
+    private final UnitStateReplica modeReplica;
     /** Admission of this LU's commands, or null if it has no queue depth. */
     private final LunQueueDepth queueDepth;
     private final MediumState medium = new MediumState();
@@ -73,6 +76,18 @@ public final class LogicalUnit {
         this.ioExecutor = ioExecutor;
         this.modes = new ModeParameters(info.writeCacheEnabled());
         this.reservations = new Reservations(unitAttentions, prState);
+        org.jtarget.backstore.spi.ReplicatedState replicated = definition.store().replicatedState();
+        if (replicated != null) {
+            // keyed by target and LUN, the same on both nodes of the pair (their configs match)
+            String key = (targetName == null ? "" : targetName) + "/lun" + definition.lun();
+            this.reservationReplica = new UnitStateReplica(replicated, key + "/pr", reservations::stateRecord,
+                    reservations::installStateRecord);
+            this.modeReplica = new UnitStateReplica(replicated, key + "/mode", modes::stateRecord,
+                    modes::installStateRecord);
+        } else {
+            this.reservationReplica = null;
+            this.modeReplica = null;
+        }
         this.queueDepth = definition.queueDepth() > 0 ? new LunQueueDepth(definition.queueDepth()) : null;
     }
 
@@ -117,6 +132,18 @@ public final class LogicalUnit {
     public LunQueueDepth queueDepth() { return queueDepth; }
     /** SPC-2 and persistent reservations (SPC-4 5.13). */
     public Reservations reservations() { return reservations; }
+    /**
+     * The persistent reservations as replicated to the HA peer (changes go through it), or null
+     * when the LU's store is not an HA pair's.
+     */
+    public UnitStateReplica reservationReplica() { return reservationReplica; }
+    /**
+     * True if initiators may set this LU's asymmetric access states (SET TARGET PORT GROUPS,
+     * INQUIRY TPGS 11b); false on an HA pair's LU, whose states are the nodes' roles (TPGS 01b).
+     */
+    public boolean explicitAlua() { return reservationReplica == null; }
+    /** The changeable mode parameters as replicated to the HA peer, or null. */
+    public UnitStateReplica modeReplica() { return modeReplica; }
     /** Medium present/started, removal prevention, sanitize state (SBC-4 4.11, 4.15, 4.20). */
     public MediumState medium() { return medium; }
 
@@ -130,6 +157,10 @@ public final class LogicalUnit {
     /** The LU has been removed from its target: commands that still find it are refused. */
     void markRemoved() {
         removed = true;
+        if (reservationReplica != null) {
+            reservationReplica.close();
+            modeReplica.close();
+        }
     }
 
     /**

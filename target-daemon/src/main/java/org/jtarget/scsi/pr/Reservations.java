@@ -68,6 +68,35 @@ public final class Reservations {
         return stateFile != null;
     }
 
+    // ---- the whole state, for the peer of an HA pair ----
+
+    /** Registrations, reservation, APTPL and PRgeneration as one record ({@link PrStateRecord}). */
+    public synchronized byte[] stateRecord() {
+        return PrStateRecord.encode(this);
+    }
+
+    /**
+     * Replaces registrations, reservation, APTPL and PRgeneration with a record's (the HA peer's
+     * state, or this node's own before a change that could not be replicated), and keeps them
+     * through power loss as APTPL says. The SPC-2 reservation and the live nexuses stay.
+     *
+     * @throws IOException when the record cannot be read, or APTPL state cannot be written
+     */
+    public synchronized void installStateRecord(byte[] record) throws IOException {
+        PrStateRecord.State s = PrStateRecord.decode(record);
+        registrations.clear();
+        registrations.addAll(s.registrations());
+        releaseReservation();
+        if (s.type() != null) {
+            reserve(s.type().allRegistrants() ? null : registrations.get(s.holderIndex()), s.type());
+        }
+        generation = s.generation();
+        aptpl = s.aptpl();
+        if (!persist()) {
+            throw new IOException("cannot write persistent reservation state " + stateFile.path());
+        }
+    }
+
     // ---- the gate ----
 
     /**

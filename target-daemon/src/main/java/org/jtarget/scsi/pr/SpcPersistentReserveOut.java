@@ -6,6 +6,10 @@ import org.jtarget.scsi.cdb.Opcodes;
 import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.dispatch.CommandHandler;
 import org.jtarget.scsi.sense.SenseReason;
+import org.jtarget.backstore.spi.StoreException;
+import org.jtarget.scsi.lun.UnitStateReplica;
+
+import java.io.IOException;
 
 /**
  * PERSISTENT RESERVE OUT (SPC-4 6.15), one instance per service action. The CDB is checked before
@@ -16,6 +20,8 @@ import org.jtarget.scsi.sense.SenseReason;
  * </pre>
  */
 public final class SpcPersistentReserveOut implements CommandHandler {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SpcPersistentReserveOut.class);
 
     private static final int SCOPE_TYPE_OFFSET = 2;
     private static final int PARAMETER_LIST_LENGTH_OFFSET = 5;
@@ -58,7 +64,7 @@ public final class SpcPersistentReserveOut implements CommandHandler {
     }
 
     @Override
-    public void execute(CommandContext ctx) {
+    public void execute(CommandContext ctx) throws IOException {
         ByteBuf data = ctx.cmd().dataOut();
         int length = ctx.mode();
         if (data == null || data.readableBytes() < length) {
@@ -69,8 +75,33 @@ public final class SpcPersistentReserveOut implements CommandHandler {
         data.getBytes(data.readerIndex(), list);
         PrType type = PrType.fromCode(ctx.cdb()[SCOPE_TYPE_OFFSET] & 0x0F);
         Reservations r = ctx.lu().reservations();
-        synchronized (r) {
-            new PrOutServiceActions(ctx, r, list, type).run(serviceAction);
+        UnitStateReplica replica = ctx.lu().reservationReplica();
+        if (replica == null) {
+            synchronized (r) {
+                new PrOutServiceActions(ctx, r, list, type).run(serviceAction);
+            }
+            return;
+        }
+        // An HA pair's LU: only the primary changes the state, and the secondary has the change
+        // before the command completes (docs/ha.md, "SCSI state").
+        if (!replica.acceptsChanges()) {
+            ctx.fail(UnitStateReplica.refusal(ctx));
+            return;
+        }
+        try {
+            replica.change(() -> {
+                synchronized (r) {
+                    new PrOutServiceActions(ctx, r, list, type).run(serviceAction);
+                }
+            });
+        } catch (UnitStateReplica.TooLarge e) {
+            LOG.warn("{}: PERSISTENT RESERVE OUT refused: {}", ctx.lu().displayName(), e.getMessage());
+            ctx.fail(SenseReason.INSUFFICIENT_REGISTRATION_RESOURCES); // SPC-4 5.13.7: no room for it
+        } catch (StoreException e) {
+            throw e; // NOT_SERVED_HERE: not acknowledged, 04/0A (the dispatcher's mapping)
+        } catch (IOException e) {
+            LOG.error("{}: PERSISTENT RESERVE OUT not replicated: {}", ctx.lu().displayName(), e.getMessage());
+            ctx.fail(SenseReason.INTERNAL_TARGET_FAILURE);
         }
     }
 }

@@ -27,6 +27,8 @@ public final class SpcInquiry implements CommandHandler {
     static final int NO_LUN_PERIPHERAL = 0x7F;
     /** Byte 5 bits 5..4 (TPGS) = 11b: REPORT and SET TARGET PORT GROUPS are supported. */
     static final int TPGS_IMPLICIT_AND_EXPLICIT = 0x30;
+    /** TPGS = 01b: implicit ALUA only (an HA pair's LU: the nodes' roles set the states). */
+    static final int TPGS_IMPLICIT = 0x10;
 
     @Override
     public SenseReason parse(CommandContext ctx) {
@@ -69,8 +71,9 @@ public final class SpcInquiry implements CommandHandler {
         b.writeByte(VERSION_SPC4);
         b.writeByte(0x12); // HISUP=1 (hierarchical LUNs), RESPONSE DATA FORMAT=2
         b.writeByte(STANDARD_LENGTH - 5); // ADDITIONAL LENGTH
-        // SCCS, ACC 0 | TPGS 11b: implicit and explicit ALUA (SPC-4 6.4.2, 5.15) | 3PC = 1: EXTENDED COPY, PROTECT 0
-        b.writeByte(lu == null ? 0 : TPGS_IMPLICIT_AND_EXPLICIT | THIRD_PARTY_COPY);
+        // SCCS, ACC 0 | TPGS 11b: implicit and explicit ALUA (SPC-4 6.4.2, 5.15), 01b on an HA pair's LU
+        // | 3PC = 1: EXTENDED COPY, PROTECT 0
+        b.writeByte(lu == null ? 0 : (lu.explicitAlua() ? TPGS_IMPLICIT_AND_EXPLICIT : TPGS_IMPLICIT) | THIRD_PARTY_COPY);
         b.writeByte(0); // ENCSERV, MULTIP...
         b.writeByte(0x02); // CMDQUE: full task queuing (SAM-5 8.x)
         b.writeBytes(LuIdentity.VENDOR.getBytes(StandardCharsets.US_ASCII));

@@ -5,6 +5,7 @@ import org.jtarget.scsi.cdb.Cdb;
 import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.dispatch.CommandHandler;
 import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.UnitStateReplica;
 import org.jtarget.scsi.sense.SenseBuilder;
 import org.jtarget.scsi.sense.SenseReason;
 
@@ -43,7 +44,7 @@ public final class SpcModeSelect implements CommandHandler {
     }
 
     @Override
-    public void execute(CommandContext ctx) {
+    public void execute(CommandContext ctx) throws java.io.IOException {
         ByteBuf data = ctx.cmd().dataOut();
         if (data == null || !data.isReadable()) {
             return;
@@ -57,13 +58,37 @@ public final class SpcModeSelect implements CommandHandler {
             return;
         }
         LogicalUnit lu = ctx.lu();
+        UnitStateReplica replica = lu.modeReplica();
+        if (replica == null) {
+            apply(ctx, lu, pages);
+            return;
+        }
+        // An HA pair's LU: the secondary has the new values before the command completes
+        if (!replica.acceptsChanges()) {
+            ctx.fail(UnitStateReplica.refusal(ctx));
+            return;
+        }
+        try {
+            replica.change(() -> apply(ctx, lu, pages)); // a failure undoes the change
+        } catch (org.jtarget.backstore.spi.StoreException e) {
+            throw e; // NOT_SERVED_HERE: not acknowledged, 04/0A (the dispatcher's mapping)
+        } catch (java.io.IOException e) {
+            org.slf4j.LoggerFactory.getLogger(SpcModeSelect.class).error("{}: MODE SELECT not replicated: {}",
+                    lu.displayName(), e.getMessage());
+            ctx.fail(SenseReason.INTERNAL_TARGET_FAILURE);
+        }
+    }
+
+    private static void apply(CommandContext ctx, LogicalUnit lu, List<byte[]> pages) {
         boolean changed = false;
-        for (byte[] p : pages) {
-            byte[] current = ModePages.page(p[0] & 0x3F, ModePages.PC_CURRENT, lu);
-            p[0] &= 0x3F; // PS is reserved in MODE SELECT
-            if (!java.util.Arrays.equals(current, p)) {
-                ModePages.apply(p, lu);
-                changed = true;
+        synchronized (lu.modes()) {
+            for (byte[] p : pages) {
+                byte[] current = ModePages.page(p[0] & 0x3F, ModePages.PC_CURRENT, lu);
+                p[0] &= 0x3F; // PS is reserved in MODE SELECT
+                if (!java.util.Arrays.equals(current, p)) {
+                    ModePages.apply(p, lu);
+                    changed = true;
+                }
             }
         }
         if (changed) {

@@ -1,0 +1,50 @@
+package org.jtarget.daemon;
+
+import org.jtarget.config.ConfigException;
+import org.jtarget.config.ConfigLoader;
+import org.jtarget.config.JtargetConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** A reload (SIGHUP) of an HA node: a replicated store's size cannot change (docs/ha.md, "SCSI state"). */
+class ConfigChangesHaTest {
+
+    @TempDir
+    Path dir;
+
+    private JtargetConfig config(String name, String disk, String other) throws Exception {
+        return ConfigLoader.load(Files.writeString(dir.resolve(name), """
+                portals:
+                  - { name: p, listen: "127.0.0.1:3260", portal-group-tag: 1 }
+                backstores:
+                  - { name: disk, type: memory, size: %s }
+                  - { name: other, type: memory, size: %s }
+                targets:
+                  - { iqn: iqn.2026-11.org.example:t, portals: [p], acl: ["*"], luns: [ { lun: 0, backstore: disk } ] }
+                ha:
+                  node: alpha
+                  listen: "127.0.0.1:7700"
+                  peer: { node: beta, address: "127.0.0.1:7701" }
+                  backstores: [disk]
+                """.formatted(disk, other)));
+    }
+
+    @Test
+    void aReplicatedStoreIsNotResizedByAReloadAndTheLineSaysHowToDoIt() throws Exception {
+        JtargetConfig now = config("a.yaml", "1MiB", "1MiB");
+        assertThatThrownBy(() -> ConfigChanges.between(now, config("b.yaml", "2MiB", "1MiB")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("backstores[0]: changed, but disk is replicated by the HA pair (ha.backstores): "
+                        + "to resize it, stop both nodes, change it in both files, start both")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+        assertThatThrownBy(() -> ConfigChanges.between(now, config("c.yaml", "1MiB", "2MiB")))
+                .as("a store that is not replicated: the usual restart line")
+                .hasMessageContaining("backstores[1]: changed; a reload (SIGHUP) applies");
+    }
+}
