@@ -141,6 +141,65 @@ roundtrip_8mib() {
   echo "8 MiB read back equal"
 }
 
+# multipath_login IQN PORT_A PORT_B NO_PATH_RETRY: dm-multipath over two portals of IQN, PORT_A
+# (portal group 1) and PORT_B (group 2): iscsid, the multipath and ALUA modules, udevd (multipath
+# needs its device properties), a multipath.conf that groups JTARGET paths by ALUA priority and
+# queues I/O for NO_PATH_RETRY checker intervals (1 s) while no path is usable, discovery on
+# PORT_A, a login through each portal (a session that lost its connection gives its I/O back to
+# multipath after 5 s; NOP-Outs notice a silent one), then multipathd and its map (30 s at most).
+# Sets sa and sb (the sessions), da and db (their disks) and map (the map's name).
+multipath_login() {
+  local iqn=$1 port_a=$2 port_b=$3 no_path_retry=$4 p port
+  iscsi_start
+  run modprobe -a dm_multipath dm_round_robin scsi_dh_alua
+  step "udevd (multipath needs its device properties)"
+  /lib/systemd/systemd-udevd --daemon || fail "systemd-udevd did not start"
+  cat >/etc/multipath.conf <<CONF
+defaults {
+    user_friendly_names no
+    find_multipaths off
+    polling_interval 1
+}
+blacklist {
+    devnode "^vd[a-z]"
+}
+devices {
+    device {
+        vendor "JTARGET"
+        product ".*"
+        path_grouping_policy group_by_prio
+        prio alua
+        hardware_handler "1 alua"
+        path_checker tur
+        failback immediate
+        no_path_retry $no_path_retry
+    }
+}
+CONF
+  discover "$port_a" "$iqn"
+  for p in "$port_a,1" "$port_b,2"; do
+    port=${p%,*}
+    node_new "$iqn" "$port" "${p#*,}"
+    node_set "$iqn" "$port" node.session.timeo.replacement_timeout 5
+    node_set "$iqn" "$port" node.conn[0].timeo.noop_out_interval 1
+    node_set "$iqn" "$port" node.conn[0].timeo.noop_out_timeout 2
+    login "$iqn" "$port"
+  done
+  sa=$(session_of "$iqn" "$port_a") || fail "no session through $port_a"
+  sb=$(session_of "$iqn" "$port_b") || fail "no session through $port_b"
+  da=$(disk_of "$sa" 0) || fail "no disk through $port_a"
+  db=$(disk_of "$sb" 0) || fail "no disk through $port_b"
+  echo "path A (port $port_a, group 1): $da; path B (port $port_b, group 2): $db"
+  udevadm trigger --subsystem-match=block --action=add
+  udevadm settle --timeout=30
+
+  step "multipathd"
+  run multipathd
+  retry 30 sh -c 'dmsetup ls --target multipath | grep -qv "No devices"' \
+    || { multipath -v3 2>&1 | tail -40; fail "no multipath map"; }
+  map=$(dmsetup ls --target multipath | awk '{print $1; exit}')
+}
+
 # sg_of /dev/sdX: the SCSI generic node of a disk.
 sg_of() {
   local d

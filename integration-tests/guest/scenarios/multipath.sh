@@ -6,53 +6,7 @@
 # I/O on the PORT_B path and fio ends with no error. Then the path is let through again and must
 # come back.
 # Variables: PORT PORT_B IQN
-iscsi_start
-run modprobe -a dm_multipath dm_round_robin scsi_dh_alua
-step "udevd (multipath needs its device properties)"
-/lib/systemd/systemd-udevd --daemon || fail "systemd-udevd did not start"
-cat >/etc/multipath.conf <<'CONF'
-defaults {
-    user_friendly_names no
-    find_multipaths off
-    polling_interval 1
-}
-blacklist {
-    devnode "^vd[a-z]"
-}
-devices {
-    device {
-        vendor "JTARGET"
-        product ".*"
-        path_grouping_policy group_by_prio
-        prio alua
-        hardware_handler "1 alua"
-        path_checker tur
-        failback immediate
-        no_path_retry 30
-    }
-}
-CONF
-discover "$PORT" "$IQN"
-for p in "$PORT,1" "$PORT_B,2"; do
-  port=${p%,*}
-  node_new "$IQN" "$port" "${p#*,}"
-  node_set "$IQN" "$port" node.session.timeo.replacement_timeout 5
-  node_set "$IQN" "$port" node.conn[0].timeo.noop_out_interval 1
-  node_set "$IQN" "$port" node.conn[0].timeo.noop_out_timeout 2
-  login "$IQN" "$port"
-done
-sa=$(session_of "$IQN" "$PORT") || fail "no session through $PORT"
-sb=$(session_of "$IQN" "$PORT_B") || fail "no session through $PORT_B"
-da=$(disk_of "$sa" 0) || fail "no disk through $PORT"
-db=$(disk_of "$sb" 0) || fail "no disk through $PORT_B"
-echo "path A (port $PORT, group 1): $da; path B (port $PORT_B, group 2): $db"
-udevadm trigger --subsystem-match=block --action=add
-udevadm settle --timeout=30
-
-step "multipathd"
-run multipathd
-retry 30 sh -c 'dmsetup ls --target multipath | grep -qv "No devices"' || { multipath -v3 2>&1 | tail -40; fail "no multipath map"; }
-map=$(dmsetup ls --target multipath | awk '{print $1; exit}')
+multipath_login "$IQN" "$PORT" "$PORT_B" 30
 retry 30 sh -c "multipath -ll $map | grep -q 'prio=10'" || fail "the map has no non-optimized path group"
 multipath -ll "$map"
 multipath -ll "$map" | grep -q "prio=50 status=active" || fail "no active path group with ALUA prio 50 (optimized)"

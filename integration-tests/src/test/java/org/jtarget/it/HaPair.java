@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.time.LocalTime;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -235,6 +236,24 @@ final class HaPair {
             }
             Thread.sleep(20);
         }
+    }
+
+    /** The line of {@code primary} once its peer is in sync: "HA node b: a in sync, 64 MiB copied in 0.7 s". */
+    static Pattern inSync(Node primary) {
+        return Pattern.compile("HA node " + primary.name + ": " + primary.peer + " in sync, \\d+ MiB copied in [\\d.]+ s");
+    }
+
+    /**
+     * Waits {@code within} for the line where {@code n} begins to serve ("HA node b: primary"),
+     * logged from {@code from}; returns the milliseconds from {@code since} (the test's clock,
+     * taken just before a kill) to that line's timestamp (logback's %d{HH:mm:ss.SSS}, the same
+     * host clock), so the failover time excludes how often this polls.
+     */
+    long awaitPrimarySince(Node n, int from, LocalTime since, Duration within) throws InterruptedException {
+        Matcher primary = awaitLog(n, from, Pattern.compile("(?m)^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) .*HA node " + n.name
+                + ": primary"), within);
+        return Math.floorMod(Duration.between(since, LocalTime.parse(primary.group(1))).toMillis(),
+                Duration.ofDays(1).toMillis());
     }
 
     /** Each process's state, log tail and stderr, for assertion messages. */

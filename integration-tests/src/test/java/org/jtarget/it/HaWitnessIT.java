@@ -13,6 +13,7 @@ import static org.jtarget.it.HaPair.TRANSITION_ASCQ;
 import static org.jtarget.it.HaPair.UNAVAILABLE;
 import static org.jtarget.it.HaPair.assertStandby;
 import static org.jtarget.it.HaPair.pastUnitAttention;
+import static org.jtarget.it.HaPair.inSync;
 import static org.jtarget.it.HaPair.portGroups;
 import static org.jtarget.it.HaPair.random;
 import static org.jtarget.it.HaPair.read;
@@ -58,8 +59,6 @@ class HaWitnessIT {
     private static final Duration FAILOVER_WAIT = Duration.ofSeconds(10);
     /** How long a secondary cut off from its primary, which still reaches the witness, must not be promoted. */
     private static final Duration NO_PROMOTION_FOR = Duration.ofSeconds(5);
-    /** The log's timestamp (logback's %d{HH:mm:ss.SSS}) on the line where b begins to serve. */
-    private static final Pattern B_PRIMARY_AT = Pattern.compile("(?m)^(\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) .*HA node b: primary");
 
     @TempDir
     Path dir;
@@ -108,9 +107,8 @@ class HaWitnessIT {
         a.kill();
         pair.awaitLog(b, bMark, Pattern.compile(
                 "HA node b: .*; serving alone \\(degraded\\) as generation 1@b, the witness agreeing"), FAILOVER_WAIT);
-        Matcher primary = pair.awaitLog(b, bMark, B_PRIMARY_AT, FAILOVER_WAIT.minusNanos(System.nanoTime() - killed));
-        long failoverMillis = Math.floorMod(Duration.between(killedAt, LocalTime.parse(primary.group(1))).toMillis(),
-                Duration.ofDays(1).toMillis());
+        long failoverMillis = pair.awaitPrimarySince(b, bMark, killedAt,
+                FAILOVER_WAIT.minusNanos(System.nanoTime() - killed));
         System.out.printf("HaWitnessIT: b logged \"HA node b: primary\" %d ms after the SIGKILL of a%n", failoverMillis);
         assertThat(failoverMillis).as("SIGKILL of a to b's primary line, by the log's clock\n" + pair.describe())
                 .isLessThan(FAILOVER_WAIT.toMillis());
@@ -260,11 +258,6 @@ class HaWitnessIT {
         pair.startBoth();
         pair.awaitRoles();
         pair.awaitLog(a, 0, inSync(a));
-    }
-
-    /** The line of {@code primary} once its peer is in sync: "HA node b: a in sync, 64 MiB copied in 0.7 s". */
-    private static Pattern inSync(Node primary) {
-        return Pattern.compile("HA node " + primary.name + ": " + primary.peer + " in sync, \\d+ MiB copied in [\\d.]+ s");
     }
 
     /** Waits for the line saying {@code primary} brought its peer in sync, logged from {@code from}, and shows it. */

@@ -182,7 +182,8 @@ public final class TargetRuntime implements DaemonRuntime {
             groups.putIfAbsent(p.portalGroupTag(), TargetPortGroup.of(p.portalGroupTag(), start, p.aluaPreferred()));
         }
         return new TargetRegistry.TargetSpec(target.iqn(), luns, nodeAcl(target),
-                new TargetPortGroups(new ArrayList<>(groups.values())), target.portalNames(),
+                // an HA node's states are its role in the pair: no initiator may change them (implicit ALUA only)
+                new TargetPortGroups(new ArrayList<>(groups.values()), ha == null), target.portalNames(),
                 fabricSettings(target));
     }
 

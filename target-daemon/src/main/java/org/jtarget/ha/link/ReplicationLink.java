@@ -163,7 +163,7 @@ public final class ReplicationLink implements AutoCloseable {
                 LinkConnection.Outbound o = taken[i];
                 taken[i] = null;
                 int n = Math.min(piece, length - offset);
-                src.copyTo(offset, o.staging, 0, n);
+                stage(o, src, null, offset, n);
                 fill(o, LinkHeader.WRITE, fua ? LinkHeader.FLAG_FUA : 0, store, lba + offset / blockSize, n / blockSize, n);
                 o.ticket = ticket;
                 c.submit(o);
@@ -224,8 +224,7 @@ public final class ReplicationLink implements AutoCloseable {
         Ticket ticket = ticket();
         LinkConnection.Outbound o = take(c);
         if (o != null) {
-            message.getBytes(message.readerIndex(), o.staging.clear().limit(length));
-            o.staging.clear(); // the whole slot again: a later ScatterList copy puts at absolute indexes
+            stage(o, null, message, 0, length);
             fill(o, LinkHeader.STATE, 0, store, 0, length, length);
             o.ticket = ticket;
             c.submit(o);
@@ -248,17 +247,27 @@ public final class ReplicationLink implements AutoCloseable {
                 allSent = false;
                 break;
             }
-            if (list != null) {
-                list.copyTo(offset, o.staging, 0, n);
-            } else {
-                buf.getBytes(buf.readerIndex() + offset, o.staging.clear().limit(n));
-                o.staging.clear(); // the whole slot again: a later ScatterList copy puts at absolute indexes
-            }
+            stage(o, list, buf, offset, n);
             fill(o, LinkHeader.WRITE, fua ? LinkHeader.FLAG_FUA : 0, store, lba + offset / blockSize, n / blockSize, n);
             o.ticket = ticket;
             c.submit(o);
         }
         return finish(ticket, allSent);
+    }
+
+    /**
+     * Copies the {@code n} bytes at {@code offset} of a write ({@code list}, else {@code buf}'s
+     * readable bytes) into the request's staging slot. The slot is made whole first: a shorter
+     * piece sent from it before left its limit at that piece's length, and the scatter list's copy
+     * writes at absolute indexes within the limit (it failed with IndexOutOfBoundsException).
+     */
+    private static void stage(LinkConnection.Outbound o, ScatterList list, ByteBuf buf, int offset, int n) {
+        o.staging.clear();
+        if (list != null) {
+            list.copyTo(offset, o.staging, 0, n);
+        } else {
+            buf.getBytes(buf.readerIndex() + offset, o.staging.limit(n));
+        }
     }
 
     private boolean control(int type, int flags, int store, long lba, long blocks) {

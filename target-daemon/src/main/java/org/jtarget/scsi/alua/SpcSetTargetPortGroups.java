@@ -29,6 +29,14 @@ public final class SpcSetTargetPortGroups implements CommandHandler {
 
     @Override
     public SenseReason parse(CommandContext ctx) {
+        if (!ctx.target().portGroups().explicitChanges()) {
+            // TPGS 01b (implicit only, an HA node): the command is not supported (SPC-4 6.31), which
+            // for a service action is INVALID FIELD IN CDB at the SERVICE ACTION (SPC-4 4.2.5.x).
+            // Linux's scsi_dh_alua sends it to activate a standby path group when INQUIRY says
+            // explicit; on an HA secondary it would make the node's group active/optimized, and
+            // the node would serve reads from its copy while the primary still writes.
+            return ctx.invalidCdbField(1, 4);
+        }
         long length = Cdb.u32(ctx.cdb(), PARAMETER_LIST_LENGTH_OFFSET);
         if (length > MAX_LIST_LENGTH) {
             return ctx.invalidCdbField(PARAMETER_LIST_LENGTH_OFFSET, SenseBuilder.NONE);

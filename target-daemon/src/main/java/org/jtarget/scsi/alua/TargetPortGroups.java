@@ -18,14 +18,27 @@ public final class TargetPortGroups {
     private volatile TargetPortGroup[] groups;
     private volatile boolean allActive;
     private final int implicitTransitionSeconds;
+    private final boolean explicitChanges;
 
     /** No group yet: groups appear as nexuses log in ({@link #ensureGroup}). */
     public TargetPortGroups() {
         this(List.of());
     }
 
-    /** The given groups, ascending by id (distinct ids). */
+    /** The given groups, ascending by id (distinct ids); initiators may change them (SET TARGET PORT GROUPS). */
     public TargetPortGroups(List<TargetPortGroup> initial) {
+        this(initial, true);
+    }
+
+    /**
+     * The given groups, ascending by id (distinct ids).
+     *
+     * @param explicitChanges whether initiators may change the states with SET TARGET PORT GROUPS
+     *                        (INQUIRY TPGS 11b); false where the target alone decides them (TPGS
+     *                        01b, implicit only: an HA node, whose states are its role in the pair)
+     */
+    public TargetPortGroups(List<TargetPortGroup> initial, boolean explicitChanges) {
+        this.explicitChanges = explicitChanges;
         TargetPortGroup[] g = initial.toArray(new TargetPortGroup[0]);
         java.util.Arrays.sort(g, (a, b) -> Integer.compare(a.id(), b.id()));
         for (int i = 1; i < g.length; i++) {
@@ -67,6 +80,11 @@ public final class TargetPortGroups {
             }
         }
         return AluaState.ACTIVE_OPTIMIZED;
+    }
+
+    /** Whether SET TARGET PORT GROUPS may change the states (explicit ALUA, SPC-4 5.15.2.3). */
+    public boolean explicitChanges() {
+        return explicitChanges;
     }
 
     /** IMPLICIT TRANSITION TIME (SPC-4 6.27 extended header): seconds, 0 = unspecified/immediate. */

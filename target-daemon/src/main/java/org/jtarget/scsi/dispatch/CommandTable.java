@@ -76,8 +76,11 @@ public final class CommandTable {
         // SBC-4 5.15: per I_T nexus; PREVENT = 00b allowed through reservations
         add(OpcodeEntry.of(PREVENT_ALLOW_MEDIUM_REMOVAL, "PREVENT ALLOW MEDIUM REMOVAL", 6,
                 new SbcPreventAllowMediumRemoval(), 0, PREVENT_ALLOW, "1E 00 00 00 03 00"));
-        add(OpcodeEntry.of(READ_CAPACITY_10, "READ CAPACITY(10)", 10, new SbcReadCapacity(false), NEEDS_MEDIUM, ALLOWED,
-                "25 00 00000000 00 00 00 00"));
+        // READ CAPACITY runs in standby too (SPC-4 5.15.2.4.4 lets a device server answer more than
+        // its list): Linux's sd sizes a disk by it when the path appears, and a standby path (an HA
+        // secondary's) sized 0 fails every I/O once multipath uses it ("access beyond end of device").
+        add(OpcodeEntry.of(READ_CAPACITY_10, "READ CAPACITY(10)", 10, new SbcReadCapacity(false),
+                NEEDS_MEDIUM | ALUA_STANDBY, ALLOWED, "25 00 00000000 00 00 00 00"));
         add(OpcodeEntry.of(READ_10, "READ(10)", 10, new SbcReadWrite(READ, 10), READ_IO, MEDIUM_READ, "28 18" + LBA10));
         add(OpcodeEntry.of(WRITE_10, "WRITE(10)", 10, new SbcReadWrite(WRITE, 10), WRITE_IO, CONFLICT, "2A 18" + LBA10));
         add(OpcodeEntry.of(WRITE_AND_VERIFY_10, "WRITE AND VERIFY(10)", 10, new SbcReadWrite(WRITE_AND_VERIFY, 10),
@@ -169,7 +172,8 @@ public final class CommandTable {
     private static OpcodeEntry serviceActionIn16() {
         OpcodeEntry[] sa = new OpcodeEntry[32];
         sa[SA_READ_CAPACITY_16] = OpcodeEntry.ofServiceAction(SERVICE_ACTION_IN_16, SA_READ_CAPACITY_16,
-                "READ CAPACITY(16)", 16, new SbcReadCapacity(true), NEEDS_MEDIUM, ALLOWED, "9E 10 0000000000000000 FFFFFFFF 00 00");
+                "READ CAPACITY(16)", 16, new SbcReadCapacity(true), NEEDS_MEDIUM | ALUA_STANDBY, ALLOWED,
+                "9E 10 0000000000000000 FFFFFFFF 00 00"); // in standby too: see READ CAPACITY(10)
         // SBC-4 5.7: the store's mapped/deallocated runs (MEDIUM_IO: a file store may seek)
         sa[SA_GET_LBA_STATUS] = OpcodeEntry.ofServiceAction(SERVICE_ACTION_IN_16, SA_GET_LBA_STATUS,
                 "GET LBA STATUS", 16, new SbcGetLbaStatus(), MEDIUM_IO | NEEDS_MEDIUM, MEDIUM_READ,

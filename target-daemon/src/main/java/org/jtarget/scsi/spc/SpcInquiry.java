@@ -27,7 +27,7 @@ public final class SpcInquiry implements CommandHandler {
     static final int NO_LUN_PERIPHERAL = 0x7F;
     /** Byte 5 bits 5..4 (TPGS) = 11b: REPORT and SET TARGET PORT GROUPS are supported. */
     static final int TPGS_IMPLICIT_AND_EXPLICIT = 0x30;
-    /** TPGS = 01b: implicit ALUA only (an HA pair's LU: the nodes' roles set the states). */
+    /** TPGS = 01b: implicit ALUA only, REPORT TARGET PORT GROUPS but no SET (an HA node: its role sets the states). */
     static final int TPGS_IMPLICIT = 0x10;
 
     @Override
@@ -55,7 +55,7 @@ public final class SpcInquiry implements CommandHandler {
         int alloc = Cdb.u16(ctx.cdb(), 3);
         ByteBuf b = ctx.cmd().alloc().directBuffer(256);
         if (ctx.mode() < 0) {
-            writeStandard(b, ctx.lu());
+            writeStandard(b, ctx.lu(), ctx.target().portGroups().explicitChanges());
         } else {
             VpdPages.write(b, ctx.mode(), ctx);
         }
@@ -65,15 +65,20 @@ public final class SpcInquiry implements CommandHandler {
     /** Standard INQUIRY byte 5 bit 3: the LU is a copy manager (EXTENDED COPY). */
     private static final int THIRD_PARTY_COPY = 0x08;
 
-    static void writeStandard(ByteBuf b, LogicalUnit lu) {
+    /**
+     * @param explicitAlua whether the target's port groups take SET TARGET PORT GROUPS (not on an
+     *                     HA node); TPGS 11b only if the LU takes it too (not a replicated LU), else 01b
+     */
+    static void writeStandard(ByteBuf b, LogicalUnit lu, boolean explicitAlua) {
         b.writeByte(lu == null ? NO_LUN_PERIPHERAL : VpdPages.DIRECT_ACCESS_BLOCK_DEVICE);
         b.writeByte(lu != null && lu.removable() ? 0x80 : 0); // RMB
         b.writeByte(VERSION_SPC4);
         b.writeByte(0x12); // HISUP=1 (hierarchical LUNs), RESPONSE DATA FORMAT=2
         b.writeByte(STANDARD_LENGTH - 5); // ADDITIONAL LENGTH
-        // SCCS, ACC 0 | TPGS 11b: implicit and explicit ALUA (SPC-4 6.4.2, 5.15), 01b on an HA pair's LU
+        // SCCS, ACC 0 | TPGS 11b: implicit and explicit ALUA (SPC-4 6.4.2, 5.15), or 01b implicit only
         // | 3PC = 1: EXTENDED COPY, PROTECT 0
-        b.writeByte(lu == null ? 0 : (lu.explicitAlua() ? TPGS_IMPLICIT_AND_EXPLICIT : TPGS_IMPLICIT) | THIRD_PARTY_COPY);
+        b.writeByte(lu == null ? 0 : (explicitAlua && lu.explicitAlua() ? TPGS_IMPLICIT_AND_EXPLICIT : TPGS_IMPLICIT)
+                | THIRD_PARTY_COPY);
         b.writeByte(0); // ENCSERV, MULTIP...
         b.writeByte(0x02); // CMDQUE: full task queuing (SAM-5 8.x)
         b.writeBytes(LuIdentity.VENDOR.getBytes(StandardCharsets.US_ASCII));

@@ -2,6 +2,7 @@ package org.jtarget.ha.link;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import org.jtarget.buffer.ScatterList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -147,6 +148,35 @@ class ReplicationLinkTest {
         System.arraycopy(p[1].store, 100 * BLOCK, got, 0, data.length);
         assertThat(got).isEqualTo(data);
         assertThat(p[1].applied).containsExactlyInAnyOrder(100L, 228L, 356L, 484L, 612L);
+    }
+
+    /**
+     * Every staging slot first carries a piece shorter than a slot from a buffer (a WRITE SAME's
+     * expansion on a file store takes that path), then a write from a scatter list (a WRITE's
+     * Data-Out) fills whole slots: the slots must take it. The buffer path used to leave the slot's
+     * limit at its piece's length, and the scatter-list copy, which writes at absolute indexes
+     * within the limit, then failed with IndexOutOfBoundsException: the initiator got HARDWARE
+     * ERROR for a WRITE already applied at the primary and not at the secondary (seen under Linux
+     * in GuestHaFailoverIT as a file that read back wrong through the promoted secondary).
+     */
+    @Test
+    void aScatterListWriteFillsSlotsThatCarriedShorterPiecesBefore() throws Exception {
+        Node[] p = pair();
+        for (int i = 0; i < 4; i++) { // the 4 slots are taken in turn
+            assertThat(p[0].link.write(0, i, BLOCK, Unpooled.wrappedBuffer(new byte[BLOCK]), false)).isTrue();
+        }
+        byte[] data = new byte[4 * (64 << 10)];
+        new Random(2).nextBytes(data);
+        ScatterList list = new ScatterList();
+        list.add(Unpooled.wrappedBuffer(data));
+        try {
+            assertThat(p[0].link.write(0, 1000, BLOCK, list, data.length, false)).isTrue();
+        } finally {
+            list.clear();
+        }
+        byte[] got = new byte[data.length];
+        System.arraycopy(p[1].store, 1000 * BLOCK, got, 0, data.length);
+        assertThat(got).isEqualTo(data);
     }
 
     @Test

@@ -25,8 +25,14 @@ final class AluaFixture {
     final CoreHarness h;
 
     AluaFixture(AluaState group2) {
+        this(group2, true);
+    }
+
+    /** With {@code explicitChanges} false the target alone decides the states (implicit ALUA, as an HA node). */
+    AluaFixture(AluaState group2, boolean explicitChanges) {
         TargetPortGroups groups = new TargetPortGroups(List.of(
-                TargetPortGroup.of(2, group2, false), TargetPortGroup.of(1, AluaState.ACTIVE_OPTIMIZED, true)));
+                TargetPortGroup.of(2, group2, false), TargetPortGroup.of(1, AluaState.ACTIVE_OPTIMIZED, true)),
+                explicitChanges);
         h = new CoreHarness(List.of(new LogicalUnitDefinition(0, new TestStore(512, 64, true, false), false, false),
                 new LogicalUnitDefinition(1, new TestStore(512, 64, true, false), false, false)), null, groups);
         for (ITNexus n : List.of(A1, B1, C2)) {

@@ -35,6 +35,23 @@ class AluaGateTest {
         assertThat(f.rtpg(C2, 0).status()).isZero();
     }
 
+    /**
+     * Linux's sd sizes a disk by READ CAPACITY when the path appears; refused on a standby path
+     * (an HA secondary's), the disk stays at 0 sectors and, once that node is promoted, every
+     * write multipath sends through it fails "access beyond end of device" (seen with
+     * GuestHaFailoverIT). The capacity is the LU's, the same through every port group.
+     */
+    @Test
+    void standbyAnswersReadCapacity() {
+        AluaFixture f = new AluaFixture(AluaState.STANDBY);
+        assertThat(f.h.run(C2, of(0x25, 0, 0, 0, 0, 0, 0, 0, 0, 0), 8, null).status()).as("READ CAPACITY(10)")
+                .isZero();
+        assertThat(f.h.run(C2, of(0x9E, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0), 32, null).status())
+                .as("READ CAPACITY(16)").isZero();
+        AluaFixture unavailable = new AluaFixture(AluaState.UNAVAILABLE);
+        assertNotAccessible(unavailable.h.run(C2, of(0x25, 0, 0, 0, 0, 0, 0, 0, 0, 0), 8, null), 0x0C);
+    }
+
     @Test
     void unavailableRefusesModeSenseButTakesSetTargetPortGroups() {
         AluaFixture f = new AluaFixture(AluaState.UNAVAILABLE);

@@ -34,6 +34,21 @@ class SpcSetTargetPortGroupsTest {
         assertSense(tur(C2, 1), 2, 0x04, 0x0B);
     }
 
+    /**
+     * Implicit ALUA only (an HA node, whose groups are its role in the pair): INQUIRY says TPGS
+     * 01b, and SET TARGET PORT GROUPS is not supported, so an initiator activating a standby path
+     * (Linux's scsi_dh_alua does on a path group switch) cannot make a secondary serve.
+     */
+    @Test
+    void implicitOnlyGroupsRefuseTheChangeAndSayItInInquiry() {
+        AluaFixture ha = new AluaFixture(AluaState.STANDBY, false);
+        Result refused = ha.stpg(C2, AluaFixture.stpgList(0x0, 2));
+        assertSense(refused, 5, 0x24, 0x00);
+        assertThat(ha.h.core.portGroups().stateOf(2)).as("group 2 unchanged").isEqualTo(AluaState.STANDBY);
+        assertThat(ha.inquiry(C2).dataIn()[5] & 0x30).as("TPGS: implicit only").isEqualTo(0x10);
+        assertThat(f.inquiry(C2).dataIn()[5] & 0x30).as("TPGS: implicit and explicit").isEqualTo(0x30);
+    }
+
     @Test
     void severalDescriptorsChangeSeveralGroups() {
         assertThat(f.stpg(A1, AluaFixture.stpgList(0x1, 1, 0x3, 2)).status()).isZero();
