@@ -377,20 +377,46 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         return role == Role.PRIMARY && (witness == null || peerIsOurs() || System.nanoTime() - leaseUntil < 0);
     }
 
+    // Every send below turns an unexpected exception into "not replicated" (sendFailed): the change
+    // is then logged dirty and the node goes on degraded, instead of the exception reaching the
+    // core while the pair still counts itself in sync with a peer that never got the change.
+
     @Override
     public boolean write(int store, long lba, int blockSize, ScatterList src, int length, boolean fua) {
-        return peerIsOurs() && link.write(store, lba, blockSize, src, length, fua);
+        try {
+            return peerIsOurs() && link.write(store, lba, blockSize, src, length, fua);
+        } catch (RuntimeException e) {
+            return sendFailed("a WRITE", e);
+        }
     }
 
     @Override
     public boolean write(int store, long lba, int blockSize, ByteBuf src, boolean fua) {
-        return peerIsOurs() && link.write(store, lba, blockSize, src, fua);
+        try {
+            return peerIsOurs() && link.write(store, lba, blockSize, src, fua);
+        } catch (RuntimeException e) {
+            return sendFailed("a WRITE", e);
+        }
     }
 
     @Override
     public boolean tryWrite(int store, long lba, int blockSize, ScatterList src, int length, boolean fua,
                             org.jtarget.ha.link.Ticket ticket) {
-        return peerIsOurs() && link.tryWrite(store, lba, blockSize, src, length, fua, ticket);
+        try {
+            return peerIsOurs() && link.tryWrite(store, lba, blockSize, src, length, fua, ticket);
+        } catch (RuntimeException e) {
+            return sendFailed("a WRITE", e);
+        }
+    }
+
+    /**
+     * A bug sending a change: logged with its stack, and the link ended, so that the peer resyncs
+     * what it may have missed; false, as for a change the peer did not apply.
+     */
+    private boolean sendFailed(String what, RuntimeException e) {
+        LOG.error("HA node {}: sending {} to {} failed; the change counts as not replicated", node, what, peerNode, e);
+        link.drop("sending " + what + " failed: " + e);
+        return false;
     }
 
     @Override
@@ -400,17 +426,29 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
 
     @Override
     public boolean unmap(int store, long lba, long blocks) {
-        return peerIsOurs() && link.unmap(store, lba, blocks);
+        try {
+            return peerIsOurs() && link.unmap(store, lba, blocks);
+        } catch (RuntimeException e) {
+            return sendFailed("an UNMAP", e);
+        }
     }
 
     @Override
     public boolean flush(int store, long lba, long blocks) {
-        return peerIsOurs() && link.flush(store, lba, blocks);
+        try {
+            return peerIsOurs() && link.flush(store, lba, blocks);
+        } catch (RuntimeException e) {
+            return sendFailed("a FLUSH", e);
+        }
     }
 
     @Override
     public boolean state(int store, ByteBuf message) {
-        return peerIsOurs() && link.state(store, message);
+        try {
+            return peerIsOurs() && link.state(store, message);
+        } catch (RuntimeException e) {
+            return sendFailed("a STATE", e);
+        }
     }
 
     @Override

@@ -495,6 +495,25 @@ class PairNodeTest {
         assertThat(b.node.role()).isEqualTo(PairNode.Role.SECONDARY);
     }
 
+    /**
+     * A bug while sending a change (here: a scatter list shorter than the length it is said to
+     * hold) is no exception for the core: the change counts as not replicated, and the link is
+     * ended so that the peer catches up when it comes back.
+     */
+    @Test
+    void aChangeThatCannotBeSentCountsAsNotReplicatedAndEndsTheLink() throws Exception {
+        Node b = b();
+        Node a = a();
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        awaitInSync(a);
+        org.jtarget.buffer.ScatterList shortList = new org.jtarget.buffer.ScatterList();
+        shortList.add(Unpooled.directBuffer(BLOCK).writeZero(BLOCK));
+        assertThat(a.node.write(0, 0, BLOCK, shortList, 16 * BLOCK, false)).isFalse();
+        a.awaitRole("PRIMARY/null/[2]");
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        assertThat(b.node.role()).isEqualTo(PairNode.Role.SECONDARY);
+    }
+
     @Test
     void aPlannedSwitchoverHandsThePairOverWithNothingToCopyAndTheStatusFileSaysSo() throws Exception {
         List<Node> pair = inSyncWithWitness();
