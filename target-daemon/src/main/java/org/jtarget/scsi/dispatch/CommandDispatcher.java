@@ -198,7 +198,7 @@ public final class CommandDispatcher {
             if (lu.removed()) {
                 return SenseReason.LOGICAL_UNIT_NOT_SUPPORTED; // removed since the lookup; its store may be closing
             }
-            if (!entry.supportedOn(lu)) {
+            if (!entry.supportedOn(lu, ctx.target().portGroups().explicitChanges())) {
                 // backstore capability (DESIGN 3): e.g. UNMAP on a fully provisioned LU; a service
                 // action missing on this LU is INVALID FIELD IN CDB like any unsupported one
                 return entry.isServiceAction() ? ctx.invalidCdbField(1, 4)

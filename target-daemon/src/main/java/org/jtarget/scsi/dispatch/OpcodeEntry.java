@@ -133,11 +133,15 @@ public record OpcodeEntry(int opcode, int serviceAction, String name, int cdbLen
         return (flags & flag) != 0;
     }
 
-    /** True if this command exists on {@code lu} (its capability flags hold; any command without a LU). */
-    public boolean supportedOn(LogicalUnit lu) {
+    /**
+     * True if this command exists on {@code lu} (its capability flags hold; any command without a LU).
+     *
+     * @param explicitAluaTarget whether the LU's target takes SET TARGET PORT GROUPS (not on an HA node)
+     */
+    public boolean supportedOn(LogicalUnit lu, boolean explicitAluaTarget) {
         return lu == null || (!has(NEEDS_UNMAP) || lu.store().supportsUnmap())
                 && (!has(NEEDS_CRYPTO_ERASE) || lu.store().supportsCryptoErase())
-                && (!has(NEEDS_EXPLICIT_ALUA) || lu.explicitAlua());
+                && (!has(NEEDS_EXPLICIT_ALUA) || explicitAluaTarget && lu.explicitAlua());
     }
 
     /** True for a row reached through a service action (reported with SERVACTV = 1). */

@@ -73,12 +73,12 @@ public final class SpcReportSupportedOpcodes implements CommandHandler {
         int options = ctx.mode() & 0x07;
         ByteBuf b = ctx.cmd().alloc().heapBuffer(options == ALL ? 8192 : 512);
         if (options == ALL) {
-            writeAll(b, table, timeouts, ctx.lu());
+            writeAll(b, table, timeouts, ctx.lu(), ctx.target().portGroups().explicitChanges());
         } else {
             byte[] cdb = ctx.cdb();
             OpcodeEntry e = find(table, options, Cdb.u8(cdb, REQUESTED_OPCODE_OFFSET),
                     Cdb.u16(cdb, REQUESTED_SA_OFFSET));
-            writeOne(b, e != null && e.supportedOn(ctx.lu()) ? e : null, timeouts);
+            writeOne(b, e != null && e.supportedOn(ctx.lu(), ctx.target().portGroups().explicitChanges()) ? e : null, timeouts);
         }
         ctx.respond(b, Cdb.u32(ctx.cdb(), ALLOCATION_LENGTH_OFFSET));
     }
@@ -94,7 +94,8 @@ public final class SpcReportSupportedOpcodes implements CommandHandler {
         return serviceAction < row.serviceActions().length ? row.serviceActions()[serviceAction] : null;
     }
 
-    private static void writeAll(ByteBuf b, CommandTable table, boolean timeouts, LogicalUnit lu) {
+    private static void writeAll(ByteBuf b, CommandTable table, boolean timeouts, LogicalUnit lu,
+                                 boolean explicitAlua) {
         b.writeInt(0); // COMMAND DATA LENGTH, patched below
         for (int op = 0; op < 256; op++) {
             OpcodeEntry row = table.row(op);
@@ -102,13 +103,13 @@ public final class SpcReportSupportedOpcodes implements CommandHandler {
                 continue;
             }
             if (row.serviceActions() == null) {
-                if (row.supportedOn(lu)) {
+                if (row.supportedOn(lu, explicitAlua)) {
                     writeDescriptor(b, row, timeouts);
                 }
                 continue;
             }
             for (OpcodeEntry sa : row.serviceActions()) {
-                if (sa != null && sa.supportedOn(lu)) {
+                if (sa != null && sa.supportedOn(lu, explicitAlua)) {
                     writeDescriptor(b, sa, timeouts);
                 }
             }

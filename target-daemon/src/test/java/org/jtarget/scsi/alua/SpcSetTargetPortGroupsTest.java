@@ -49,6 +49,17 @@ class SpcSetTargetPortGroupsTest {
         assertThat(f.inquiry(C2).dataIn()[5] & 0x30).as("TPGS: implicit and explicit").isEqualTo(0x30);
     }
 
+    /** REPORT SUPPORTED OPERATION CODES agrees: an implicit-only target's LU does not list SET TARGET PORT GROUPS. */
+    @Test
+    void implicitOnlyGroupsDoNotListTheCommand() {
+        AluaFixture ha = new AluaFixture(AluaState.STANDBY, false);
+        byte[] oneCommand = {(byte) 0xA3, 0x0C, 0x02, (byte) 0xA4, 0x00, 0x0A, 0, 0, 0x10, 0, 0, 0};
+        assertThat(ha.h.run(A1, oneCommand, 4096, null).dataIn()[1] & 0x07).as("SUPPORT: 001b, not supported")
+                .isEqualTo(1);
+        assertThat(f.h.run(A1, oneCommand, 4096, null).dataIn()[1] & 0x07).as("SUPPORT: 011b, supported")
+                .isEqualTo(3);
+    }
+
     @Test
     void severalDescriptorsChangeSeveralGroups() {
         assertThat(f.stpg(A1, AluaFixture.stpgList(0x1, 1, 0x3, 2)).status()).isZero();
