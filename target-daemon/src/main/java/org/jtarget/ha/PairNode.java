@@ -669,6 +669,12 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
             inSync = false; // until the resync below has run
         }
         setRoles(Role.PRIMARY, Role.SECONDARY, peer.portGroups());
+        if (witness != null) {
+            // the lease at once, not at the next tick: a link lost before then would otherwise find
+            // this primary without one, and it would refuse writes it may take (the first copy of
+            // thin stores can be over within the tick)
+            renewLease();
+        }
         startResync(peer);
     }
 
