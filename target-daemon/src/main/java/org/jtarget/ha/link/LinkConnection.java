@@ -354,7 +354,7 @@ final class LinkConnection {
         }
         ByteBuf h = requestHeaders[o.index].clear();
         LinkHeader.write(h, o.type, o.flags, o.store, o.index, 0, o.sequence, o.lba, o.blocks);
-        return postSend(REQUEST | o.index, h, "replication " + LinkHeader.typeName(o.type));
+        return postSend(REQUEST | o.index, h, "replication " + LinkHeader.typeName(o.type), false);
     }
 
     private void lost(Outbound o) {
@@ -554,7 +554,7 @@ final class LinkConnection {
             Inbound in = inbound[acksDue[i]];
             h.writeShort(in.index).writeLong(in.sequence);
         }
-        postSend(ACK | first.index, h, "replication ACK");
+        postSend(ACK | first.index, h, "replication ACK", false);
     }
 
     private void sendAck(Inbound in) {
@@ -564,7 +564,7 @@ final class LinkConnection {
             byte[] why = in.why.getBytes(StandardCharsets.UTF_8);
             h.writeBytes(why, 0, Math.min(why.length, ACK_BUFFER - LinkHeader.LENGTH));
         }
-        postSend(ACK | in.index, h, "replication ACK");
+        postSend(ACK | in.index, h, "replication ACK", false);
     }
 
     private void heartbeat() {
@@ -608,8 +608,21 @@ final class LinkConnection {
     }
 
     private boolean postSend(long wrId, ByteBuf h, String what) {
+        return postSend(wrId, h, what, true);
+    }
+
+    /**
+     * Posts a SEND of {@code h}. Requests and ACKs go unsignaled ({@code signaled} false): nothing
+     * waits for their completion (a request is done by its ACK, an ACK's buffer by the peer's next
+     * request in that slot), and a failed one still completes, with its error, which ends the
+     * connection; that saves a completion, its event and its poll per message.
+     */
+    private boolean postSend(long wrId, ByteBuf h, String what, boolean signaled) {
         wr.reset();
         wr.wrId = wrId;
+        if (!signaled) {
+            wr.sendFlags = 0;
+        }
         wr.addSge(memory.address(h, 0), h.writerIndex(), memory.lkey());
         lastSent = System.nanoTime();
         return posted(qp.postSend(wr), what);
