@@ -279,6 +279,15 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
             return;
         }
         CompletableFuture<Role> decision = decided;
+        if (type == LinkHeader.WRITE && decision.isDone() && store < stores.size()
+                && stores.get(store).local().isNonBlocking()) {
+            // a store that never blocks (memory) is written here, on the link's loop: a hand-off to
+            // an apply thread and back cost two wake-ups and context switches per write, more than
+            // the copy itself; the ACK then leaves with the others of this loop pass
+            String refusal = applyHere(decision, type, store, lba, blocks, flags, data);
+            ack.done(refusal == null, refusal);
+            return;
+        }
         try {
             storeIo.execute(() -> {
                 String refusal = applyHere(decision, type, store, lba, blocks, flags, data);

@@ -63,12 +63,13 @@ class PairNodeTest {
         final LinkProvider provider;
         boolean closed;
 
-        Node(String name, String peer, int port, int peerPort, MemoryBackstore store) throws Exception {
+        Node(String name, String peer, int port, int peerPort, org.jtarget.backstore.spi.Backstore store) throws Exception {
             this(name, peer, port, peerPort, store, 0);
         }
 
         /** With the witness at {@code witnessPort} (0: none). */
-        Node(String name, String peer, int port, int peerPort, MemoryBackstore store, int witnessPort) throws Exception {
+        Node(String name, String peer, int port, int peerPort, org.jtarget.backstore.spi.Backstore store, int witnessPort)
+                throws Exception {
             Path state = dir.resolve(name);
             Witness witness = witnessPort == 0 ? null : new Witness(new WitnessClient("127.0.0.1", witnessPort,
                     Duration.ofMillis(100)), "a+b", name, Duration.ofMillis(500));
@@ -251,6 +252,30 @@ class PairNodeTest {
         a.awaitRole("PRIMARY/SECONDARY/[2]");
         awaitInSync(a);
         assertThat(onB2.installed).as("the resync begins with the whole state").contains("two");
+    }
+
+    @Test
+    void theSecondaryWritesAStoreThatNeverBlocksOnItsLinkLoopAndAnswersAtOnce() throws Exception {
+        List<String> writers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var recording = new org.jtarget.backstore.spi.ForwardingBackstore(storeB) {
+            @Override
+            public void write(long lba, ByteBuf src, boolean fua) throws java.io.IOException {
+                writers.add(Thread.currentThread().getName());
+                super.write(lba, src, fua);
+            }
+        };
+        Node b = new Node("b", "a", portB, portA, recording);
+        Node a = a();
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        b.awaitRole("SECONDARY/PRIMARY/[1]");
+        awaitInSync(a);
+        writers.clear(); // the resync's writes may have come before the role decision (apply threads)
+        for (int i = 0; i < 20; i++) {
+            a.store().write(i * 64L, random(4096, i), false);
+        }
+        assertThat(read(storeB, 0, 8)).isEqualTo(read(storeA, 0, 8));
+        assertThat(writers).hasSize(20).allSatisfy(t -> assertThat(t).as("no hand-off to an apply thread")
+                .doesNotStartWith("ha-apply"));
     }
 
     @Test

@@ -48,6 +48,7 @@ final class LinkConnection {
     /** Room for the largest HELLO (about 80 bytes per store). */
     static final int RECEIVE_SIZE = 4096;
     private static final int HEADER_BUFFER = 64;
+    /** Room for a failure's reason after the header (an ACK that answers many needs {@link #ackBufferBytes}). */
     private static final int ACK_BUFFER = 256;
 
     private static final long RECEIVE = 1L << 40;
@@ -95,7 +96,11 @@ final class LinkConnection {
         public void done(boolean applied, String reason) {
             ok = applied;
             why = reason;
-            CompletionPoller.onLoop(loop, this);
+            if (loop.inEventLoop()) {
+                run(); // applied on the loop itself (a store that never blocks): no task, no wake-up
+            } else {
+                CompletionPoller.onLoop(loop, this);
+            }
         }
 
         @Override
@@ -106,7 +111,11 @@ final class LinkConnection {
                 releaseIfIdle();
                 return;
             }
-            sendAck(this);
+            if (ok) {
+                queueAck(index);
+            } else {
+                sendAck(this); // alone, with its reason
+            }
         }
     }
 
@@ -135,6 +144,19 @@ final class LinkConnection {
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Runnable drainTask = this::drain;
     private final AtomicInteger applying = new AtomicInteger();
+    /**
+     * Slots whose requests were applied and whose ACK has not left yet (loop): one ACK message
+     * answers them all at the end of the loop's pass ({@link #sendAcks}), instead of one message
+     * each: at queue depth 32 the peer's writes arrive in bursts, and every message costs a send
+     * request, its completion, and a receive and its completion at the peer.
+     */
+    private final int[] acksDue;
+    private int acksDueCount;
+    private boolean acksScheduled;
+    private final Runnable sendAcksTask = this::sendAcks;
+    /** ACK messages received, and the requests they answered (tests: ACKs are coalesced). */
+    private long ackMessages;
+    private long acksReceived;
     private CmId id;
     private Hello peer;
     private long nextSequence = 1;
@@ -162,6 +184,7 @@ final class LinkConnection {
         this.ackHeaders = new ByteBuf[slots];
         this.outbound = new Outbound[slots];
         this.inbound = new Inbound[slots];
+        this.acksDue = new int[slots];
         this.free = new ArrayBlockingQueue<>(slots);
         this.submitted = new ArrayBlockingQueue<>(slots);
     }
@@ -211,7 +234,7 @@ final class LinkConnection {
                 EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE));
         for (int i = 0; i < slots; i++) {
             requestHeaders[i] = memory.buffer(HEADER_BUFFER);
-            ackHeaders[i] = memory.buffer(ACK_BUFFER);
+            ackHeaders[i] = memory.buffer(ackBufferBytes(slots));
             if (requestHeaders[i] == null || ackHeaders[i] == null) {
                 return "no registered memory for the replication headers";
             }
@@ -331,7 +354,7 @@ final class LinkConnection {
         }
         ByteBuf h = requestHeaders[o.index].clear();
         LinkHeader.write(h, o.type, o.flags, o.store, o.index, 0, o.sequence, o.lba, o.blocks);
-        return postSend(REQUEST | o.index, h, "replication " + LinkHeader.typeName(o.type));
+        return postSend(REQUEST | o.index, h, "replication " + LinkHeader.typeName(o.type), false);
     }
 
     private void lost(Outbound o) {
@@ -442,16 +465,36 @@ final class LinkConnection {
         return null;
     }
 
+    /**
+     * An ACK: the request in the header's slot, and as many more as the header's {@code blocks}
+     * says, each a slot (u16) and a sequence (u64) in the body, all applied ({@link #sendAcks}).
+     * A failed request is answered alone, its reason in the body.
+     */
     private String ack(ByteBuf b) {
-        int slot = LinkHeader.slot(b);
-        Outbound o = slot < outbound.length ? outbound[slot] : null;
-        if (o == null || o.ticket == null || o.sequence != LinkHeader.sequence(b)) {
-            return "ACK of request " + LinkHeader.sequence(b) + " in slot " + slot + ", which is not outstanding";
+        long more = LinkHeader.blocks(b);
+        int body = b.readerIndex() + LinkHeader.LENGTH;
+        if (more < 0 || more >= outbound.length || b.readableBytes() < LinkHeader.LENGTH + more * ACK_ENTRY) {
+            return "ACK of " + (more + 1) + " requests in " + b.readableBytes() + " bytes";
         }
-        boolean ok = LinkHeader.status(b) == LinkHeader.OK;
+        ackMessages++;
+        String bad = answered(LinkHeader.slot(b), LinkHeader.sequence(b), LinkHeader.status(b) == LinkHeader.OK, b,
+                more == 0 ? body : -1);
+        for (int i = 0; i < more && bad == null; i++) {
+            int at = body + i * ACK_ENTRY;
+            bad = answered(b.getUnsignedShort(at), b.getLong(at + 2), true, b, -1);
+        }
+        return bad;
+    }
+
+    /** The peer answered request {@code sequence} in {@code slot}; a failure's reason from {@code reasonAt} on. */
+    private String answered(int slot, long sequence, boolean ok, ByteBuf b, int reasonAt) {
+        Outbound o = slot < outbound.length ? outbound[slot] : null;
+        if (o == null || o.ticket == null || o.sequence != sequence) {
+            return "ACK of request " + sequence + " in slot " + slot + ", which is not outstanding";
+        }
+        acksReceived++;
         if (!ok) {
-            String why = b.toString(b.readerIndex() + LinkHeader.LENGTH, b.readableBytes() - LinkHeader.LENGTH,
-                    StandardCharsets.UTF_8);
+            String why = reasonAt < 0 ? "" : b.toString(reasonAt, b.writerIndex() - reasonAt, StandardCharsets.UTF_8);
             link.refused(LinkHeader.typeName(o.type), o.store, o.lba, o.blocks, why);
         }
         Ticket t = o.ticket;
@@ -459,6 +502,11 @@ final class LinkConnection {
         free.add(o);
         t.done(ok);
         return null;
+    }
+
+    /** ACK messages received and the requests they answered, in that order (loop; tests). */
+    long[] ackCounts() {
+        return new long[] {ackMessages, acksReceived};
     }
 
     // ------------------------------------------------------------------ sends (loop)
@@ -470,6 +518,45 @@ final class LinkConnection {
         postSend(HELLO, h, "replication HELLO");
     }
 
+    /** The bytes of one more request answered by an ACK: slot u16, sequence u64. */
+    static final int ACK_ENTRY = 10;
+
+    /** An ACK buffer: a header, and either a failure's reason or one entry for every other slot. */
+    static int ackBufferBytes(int slots) {
+        return Math.max(ACK_BUFFER, LinkHeader.LENGTH + (slots - 1) * ACK_ENTRY);
+    }
+
+    /** The request in {@code slot} was applied: its ACK leaves with the others of this loop pass. */
+    private void queueAck(int slot) {
+        acksDue[acksDueCount++] = slot; // at most one per slot: a slot is busy until its ACK is queued
+        if (!acksScheduled) {
+            acksScheduled = true;
+            loop.execute(sendAcksTask); // after the completions and answers of this pass
+        }
+    }
+
+    /**
+     * One ACK for every request applied since the last: the first in the header, the others in
+     * the body ({@link #ack}). It goes in the first's ACK buffer, which the peer cannot need again
+     * before this message reached it (it sends that slot's next request only after its ACK).
+     */
+    private void sendAcks() {
+        acksScheduled = false;
+        int n = acksDueCount;
+        acksDueCount = 0;
+        if (gone || n == 0) {
+            return;
+        }
+        Inbound first = inbound[acksDue[0]];
+        ByteBuf h = ackHeaders[first.index].clear();
+        LinkHeader.write(h, LinkHeader.ACK, 0, 0, first.index, LinkHeader.OK, first.sequence, 0, n - 1);
+        for (int i = 1; i < n; i++) {
+            Inbound in = inbound[acksDue[i]];
+            h.writeShort(in.index).writeLong(in.sequence);
+        }
+        postSend(ACK | first.index, h, "replication ACK", false);
+    }
+
     private void sendAck(Inbound in) {
         ByteBuf h = ackHeaders[in.index].clear();
         LinkHeader.write(h, LinkHeader.ACK, 0, 0, in.index, in.ok ? LinkHeader.OK : LinkHeader.FAILED, in.sequence, 0, 0);
@@ -477,7 +564,7 @@ final class LinkConnection {
             byte[] why = in.why.getBytes(StandardCharsets.UTF_8);
             h.writeBytes(why, 0, Math.min(why.length, ACK_BUFFER - LinkHeader.LENGTH));
         }
-        postSend(ACK | in.index, h, "replication ACK");
+        postSend(ACK | in.index, h, "replication ACK", false);
     }
 
     private void heartbeat() {
@@ -521,8 +608,21 @@ final class LinkConnection {
     }
 
     private boolean postSend(long wrId, ByteBuf h, String what) {
+        return postSend(wrId, h, what, true);
+    }
+
+    /**
+     * Posts a SEND of {@code h}. Requests and ACKs go unsignaled ({@code signaled} false): nothing
+     * waits for their completion (a request is done by its ACK, an ACK's buffer by the peer's next
+     * request in that slot), and a failed one still completes, with its error, which ends the
+     * connection; that saves a completion, its event and its poll per message.
+     */
+    private boolean postSend(long wrId, ByteBuf h, String what, boolean signaled) {
         wr.reset();
         wr.wrId = wrId;
+        if (!signaled) {
+            wr.sendFlags = 0;
+        }
         wr.addSge(memory.address(h, 0), h.writerIndex(), memory.lkey());
         lastSent = System.nanoTime();
         return posted(qp.postSend(wr), what);

@@ -18,8 +18,9 @@ public interface LinkEvents {
      * The peer asks this node to apply a {@link LinkHeader#WRITE} ({@code data}: the bytes, in the
      * staging slot, valid until {@code ack} is answered), {@link LinkHeader#UNMAP} or
      * {@link LinkHeader#FLUSH} of {@code blocks} blocks at {@code lba} of store number
-     * {@code store} (its index in the HELLO). Must not block: store I/O goes to another thread,
-     * which answers {@code ack}.
+     * {@code store} (its index in the HELLO). Must not block: store I/O that may block goes to
+     * another thread, which answers {@code ack}; a store that never blocks (memory) may be written
+     * here and {@code ack} answered before this returns (no hand-off to a thread and back).
      */
     void apply(int type, int store, long lba, long blocks, int flags, ByteBuf data, Acknowledgement ack);
 

@@ -11,8 +11,11 @@ import io.netty.buffer.ByteBuf;
  * 8  sequence u64      the sender's request number; an ACK carries the number it answers
  * 16 lba u64           WRITE, UNMAP, FLUSH, CHANGED: first block
  * 24 blocks u64        WRITE, UNMAP, FLUSH, CHANGED: block count (WRITE: its bytes are in slot {@code slot});
- *                      STATE: the record's length in bytes (in slot {@code slot})
- * 32 body              HELLO: {@link Hello}; ACK with a failure: the reason as UTF-8 text
+ *                      STATE: the record's length in bytes (in slot {@code slot});
+ *                      ACK: how many more requests it answers (their entries in the body)
+ * 32 body              HELLO: {@link Hello}; ACK with a failure: the reason as UTF-8 text; ACK of
+ *                      more than one request (all applied): per further request its slot u16 and
+ *                      sequence u64
  * </pre>
  *
  * A WRITE's data is RDMA WRITTEN into the receiver's staging slot before the SEND of its header
@@ -33,7 +36,11 @@ public final class LinkHeader {
     public static final int UNMAP = 4;
     /** Make blocks durable (SYNCHRONIZE CACHE). */
     public static final int FLUSH = 5;
-    /** The answer to a WRITE, UNMAP, FLUSH or STATE: {@code status} {@link #OK} or {@link #FAILED}. */
+    /**
+     * The answer to a WRITE, UNMAP, FLUSH, CHANGED or STATE: {@code status} {@link #OK} or
+     * {@link #FAILED}; one ACK answers every request the receiver applied in one pass of its loop
+     * (coalesced: the first in the header, {@code blocks} more in the body).
+     */
     public static final int ACK = 6;
     /** The sender stops (a clean shutdown): the link ending next is no failure of the sender. */
     public static final int GOODBYE = 7;

@@ -143,7 +143,7 @@ public final class ReplicationLink implements AutoCloseable {
      */
     public boolean tryWrite(int store, long lba, int blockSize, ScatterList src, int length, boolean fua, Ticket ticket) {
         LinkConnection c = up;
-        int piece = settings.slotSize() - settings.slotSize() % blockSize;
+        int piece = pieceBytes(blockSize);
         int pieces = Math.ceilDiv(length, piece);
         if (c == null || c.isGone() || pieces > taken.length) {
             return false;
@@ -162,11 +162,7 @@ public final class ReplicationLink implements AutoCloseable {
             for (int i = 0, offset = 0; i < pieces; i++, offset += piece) {
                 LinkConnection.Outbound o = taken[i];
                 taken[i] = null;
-                int n = Math.min(piece, length - offset);
-                stage(o, src, null, offset, n);
-                fill(o, LinkHeader.WRITE, fua ? LinkHeader.FLAG_FUA : 0, store, lba + offset / blockSize, n / blockSize, n);
-                o.ticket = ticket;
-                c.submit(o);
+                submitPiece(c, o, store, lba, blockSize, src, null, offset, Math.min(piece, length - offset), fua, ticket);
             }
         }
         ticket.done(true); // the hold above
@@ -238,19 +234,15 @@ public final class ReplicationLink implements AutoCloseable {
             return false;
         }
         Ticket ticket = ticket();
-        int piece = settings.slotSize() - settings.slotSize() % blockSize;
+        int piece = pieceBytes(blockSize);
         boolean allSent = true;
         for (int offset = 0; offset < length; offset += piece) {
-            int n = Math.min(piece, length - offset);
             LinkConnection.Outbound o = take(c);
             if (o == null) {
                 allSent = false;
                 break;
             }
-            stage(o, list, buf, offset, n);
-            fill(o, LinkHeader.WRITE, fua ? LinkHeader.FLAG_FUA : 0, store, lba + offset / blockSize, n / blockSize, n);
-            o.ticket = ticket;
-            c.submit(o);
+            submitPiece(c, o, store, lba, blockSize, list, buf, offset, Math.min(piece, length - offset), fua, ticket);
         }
         return finish(ticket, allSent);
     }
@@ -268,6 +260,24 @@ public final class ReplicationLink implements AutoCloseable {
         } else {
             buf.getBytes(buf.readerIndex() + offset, o.staging.limit(n));
         }
+    }
+
+    /** The bytes of one piece of a write: the most whole blocks a staging slot holds. */
+    private int pieceBytes(int blockSize) {
+        return settings.slotSize() - settings.slotSize() % blockSize;
+    }
+
+    /**
+     * One piece of a write, {@code n} bytes from {@code offset} of the write's data (a scatter list,
+     * or else a buffer's readable bytes): copied into request {@code o}'s staging, its header
+     * filled, handed to the connection's loop; {@code ticket} hears its answer.
+     */
+    private static void submitPiece(LinkConnection c, LinkConnection.Outbound o, int store, long lba, int blockSize,
+                                    ScatterList list, ByteBuf buf, int offset, int n, boolean fua, Ticket ticket) {
+        stage(o, list, buf, offset, n);
+        fill(o, LinkHeader.WRITE, fua ? LinkHeader.FLAG_FUA : 0, store, lba + offset / blockSize, n / blockSize, n);
+        o.ticket = ticket;
+        c.submit(o);
     }
 
     private boolean control(int type, int flags, int store, long lba, long blocks) {
@@ -353,8 +363,10 @@ public final class ReplicationLink implements AutoCloseable {
 
     private void dial(LinkConnection c) {
         try {
+            // the socket on the connection's own loop, as an accepted one is: each message is then
+            // framed, sent, received and completed on one thread, with no hand-off in between
             cm.connect(settings.peer(), c.queuePair(), LinkHandshake.request(settings.node(), settings.peerNode()),
-                    e -> CompletionPoller.onLoop(c.loop(), () -> dialerEvent(c, e)));
+                    e -> CompletionPoller.onLoop(c.loop(), () -> dialerEvent(c, e)), c.loop());
         } catch (RdmaException | RuntimeException e) {
             CompletionPoller.onLoop(c.loop(), () -> {
                 dialFailed(e.getMessage());
@@ -503,6 +515,14 @@ public final class ReplicationLink implements AutoCloseable {
 
     void apply(int type, int store, long lba, long blocks, int flags, ByteBuf data, Acknowledgement ack) {
         events.apply(type, store, lba, blocks, flags, data, ack);
+    }
+
+    /** The current connection's ACK messages received and the requests they answered (tests: coalescing). */
+    long[] ackCounts() throws Exception {
+        LinkConnection c = up;
+        java.util.concurrent.CompletableFuture<long[]> counts = new java.util.concurrent.CompletableFuture<>();
+        CompletionPoller.onLoop(c.loop(), () -> counts.complete(c.ackCounts()));
+        return counts.get(5, TimeUnit.SECONDS);
     }
 
     void handoverReceived() {

@@ -26,6 +26,17 @@ public interface ConnectionManager extends AutoCloseable {
     CmId connect(SocketAddress address, QueuePair qp, byte[] privateData, CmEventHandler handler)
             throws RdmaException;
 
+    /**
+     * As {@link #connect(SocketAddress, QueuePair, byte[], CmEventHandler)}, with the connection's
+     * I/O on {@code ioExecutor} when the provider can put it there (one of its own event loops):
+     * a consumer that polls its completions on that loop then never hands a message to another
+     * thread (a wake-up and a context switch each way). Providers without such loops ignore it.
+     */
+    default CmId connect(SocketAddress address, QueuePair qp, byte[] privateData, CmEventHandler handler,
+                         java.util.concurrent.Executor ioExecutor) throws RdmaException {
+        return connect(address, qp, privateData, handler);
+    }
+
     @Override
     void close();
 

@@ -227,13 +227,22 @@ public final class TcpConnectionManager implements ConnectionManager {
     @Override
     public CmId connect(SocketAddress address, QueuePair qp, byte[] privateData, CmEventHandler handler)
             throws RdmaException {
+        return connect(address, qp, privateData, handler, null);
+    }
+
+    /** The channel is registered on {@code ioExecutor} when it is one of the device's event loops. */
+    @Override
+    public CmId connect(SocketAddress address, QueuePair qp, byte[] privateData, CmEventHandler handler,
+                        java.util.concurrent.Executor ioExecutor) throws RdmaException {
         byte[] data = ConnectionManager.checkPrivateData(privateData);
         if (!(qp instanceof TcpQueuePair tqp) || qp.device() != device
                 || qp.state() != QueuePairState.RESET && qp.state() != QueuePairState.INIT) {
             throw new RdmaException(Errno.EINVAL, "queue pair must be of this device, in RESET or INIT");
         }
+        EventLoopGroup group = ioExecutor instanceof io.netty.channel.EventLoop loop && loop.parent() == device.group()
+                ? loop : device.group();
         Bootstrap b = new Bootstrap()
-                .group(device.group())
+                .group(group)
                 .channel(epoll() ? EpollSocketChannel.class : NioSocketChannel.class)
                 .option(ChannelOption.ALLOCATOR, device.allocator())
                 .option(ChannelOption.TCP_NODELAY, true)

@@ -213,6 +213,49 @@ class ReplicationLinkTest {
     }
 
     @Test
+    void theAnswersOfOneLoopPassLeaveAsOneAckAndAFailureAlone() throws Exception {
+        Node[] p = pair();
+        p[1].silent.set(true); // b holds the answers until the test gives them, all in one task of its loop
+        ExecutorService writer = Executors.newSingleThreadExecutor();
+        try {
+            var first = writer.submit(() -> p[0].link.write(0, 0, BLOCK, Unpooled.wrappedBuffer(new byte[256 << 10]), false));
+            awaitHeld(p[1], 4); // four pieces of 64 KiB, all in flight
+            answerOnLoop(p[1], null);
+            assertThat(first.get(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(p[0].link.ackCounts()).as("ACK messages, requests answered").containsExactly(1, 4);
+
+            var second = writer.submit(() -> p[0].link.write(0, 0, BLOCK, Unpooled.wrappedBuffer(new byte[256 << 10]), false));
+            awaitHeld(p[1], 4);
+            answerOnLoop(p[1], "medium error"); // the third piece fails: its ACK carries the reason alone
+            assertThat(second.get(5, TimeUnit.SECONDS)).isFalse();
+            assertThat(p[0].link.ackCounts()).containsExactly(3, 8);
+            assertThat(p[0].refusals.poll(5, TimeUnit.SECONDS)).endsWith(": medium error");
+        } finally {
+            writer.shutdownNow();
+        }
+    }
+
+    private static void awaitHeld(Node n, int count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (n.unanswered.size() < count && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(n.unanswered).hasSize(count);
+    }
+
+    /** Answers every held request in one task of the node's link loop; the third with {@code failure}, if any. */
+    private static void answerOnLoop(Node n, String failure) throws Exception {
+        List<Acknowledgement> held = List.copyOf(n.unanswered);
+        n.unanswered.clear();
+        n.provider.group.next().submit(() -> {
+            for (int i = 0; i < held.size(); i++) {
+                boolean fail = failure != null && i == 2;
+                held.get(i).done(!fail, fail ? failure : null);
+            }
+        }).get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
     void aHandoverReachesThePeerAndNotTheSender() throws Exception {
         Node[] p = pair();
         assertThat(p[0].link.handover()).isTrue();
