@@ -195,24 +195,35 @@ public final class DaemonProcess implements AutoCloseable {
         return script;
     }
 
-    /** A TCP port on 127.0.0.1 that was free a moment ago (the kernel's ephemeral choice). */
+    /** Test daemons listen on ports drawn from here (see {@link #freePort}). */
+    private static final int LISTEN_PORTS_FROM = 20000;
+    private static final int LISTEN_PORTS_TO = 32768;
+    private static final java.util.Random RANDOM = new java.util.Random();
+
+    /** A TCP port on 127.0.0.1 that was free a moment ago, below the kernel's ephemeral range. */
     public static int freePort() {
         while (true) {
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-                int port = s.getLocalPort();
-                // The kernel may hand the same ephemeral port to two calls in a row (seen in CI: a
-                // TCP and an iSER portal both on one port, "duplicate listen address"): a port given
-                // out recently in this JVM is not given again.
-                synchronized (RECENT_PORTS) {
-                    if (RECENT_PORTS.add(port)) {
-                        if (RECENT_PORTS.size() > RECENT_PORTS_KEPT) {
-                            RECENT_PORTS.remove(RECENT_PORTS.iterator().next());
-                        }
-                        return port;
-                    }
+            // Below Linux's ephemeral range (32768-60999 by default): a port the kernel hands out
+            // for outgoing connections cannot take a test daemon's port while it restarts (seen:
+            // an HA node killed and restarted could not bind its replication port again).
+            int port = LISTEN_PORTS_FROM + RANDOM.nextInt(LISTEN_PORTS_TO - LISTEN_PORTS_FROM);
+            synchronized (RECENT_PORTS) {
+                if (RECENT_PORTS.contains(port)) {
+                    continue;
                 }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+            }
+            try (ServerSocket s = new ServerSocket()) {
+                s.bind(new java.net.InetSocketAddress(InetAddress.getByName(HOST), port), 1);
+            } catch (IOException inUse) {
+                continue;
+            }
+            synchronized (RECENT_PORTS) {
+                if (RECENT_PORTS.add(port)) {
+                    if (RECENT_PORTS.size() > RECENT_PORTS_KEPT) {
+                        RECENT_PORTS.remove(RECENT_PORTS.iterator().next());
+                    }
+                    return port;
+                }
             }
         }
     }
