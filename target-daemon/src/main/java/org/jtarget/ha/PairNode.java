@@ -230,7 +230,7 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
             boolean whole = state.isComplete(s.name());
             list.add(new Hello.Store(s.name(), s.info().blockSize(), s.info().blockCount(),
                     !whole ? Hello.DATA_MISSING : s.log().isClean() ? Hello.DATA_CONSISTENT : Hello.DATA_CHANGED,
-                    s.local().supportsUnmap() && s.local().info().thin()));
+                    s.unmapsToZeros()));
         }
         sentHello = new Hello(node, role == Role.PRIMARY, state.generation().counter(), state.generation().node(), 0, 0,
                 0, 0, portGroups, list);
@@ -298,13 +298,23 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         }
     }
 
+    /**
+     * Why a range the peer names is not one of store {@code s}'s (or, {@code overflows}, does not fit
+     * where its data came), or null when it is.
+     */
+    private static String outside(ReplicatedBackstore s, long lba, long blocks, boolean overflows) {
+        return overflows || lba < 0 || blocks < 0 || lba + blocks > s.info().blockCount()
+                ? blocks + " blocks at " + lba + " lie outside " + s.name() : null;
+    }
+
     /** Records a range of the peer's own changes (link loop: no waiting); why it is refused, or null. */
     private String peerChanged(int index, long lba, long blocks, boolean last) {
         if (index >= stores.size()) {
             return "no store " + index;
         }
-        if (lba < 0 || blocks < 0 || lba + blocks > stores.get(index).info().blockCount()) {
-            return blocks + " blocks at " + lba + " lie outside " + stores.get(index).name();
+        String outside = outside(stores.get(index), lba, blocks, false);
+        if (outside != null) {
+            return outside;
         }
         peerChanges.add(index, lba, blocks, last);
         return null;
@@ -887,9 +897,9 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         }
         Backstore local = s.local();
         int bs = s.info().blockSize();
-        if (lba < 0 || blocks < 0 || lba + blocks > s.info().blockCount()
-                || type == LinkHeader.WRITE && blocks * bs > data.capacity()) {
-            return blocks + " blocks at " + lba + " lie outside " + s.name();
+        String outside = outside(s, lba, blocks, type == LinkHeader.WRITE && blocks * bs > data.capacity());
+        if (outside != null) {
+            return outside;
         }
         try {
             switch (type) {

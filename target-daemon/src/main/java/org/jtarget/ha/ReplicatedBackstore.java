@@ -306,6 +306,14 @@ public final class ReplicatedBackstore extends ForwardingBackstore implements As
         }
     }
 
+    /**
+     * Whether this node's copy deallocates on UNMAP and reads deallocated blocks as zeros (a thin
+     * store): what HELLO tells the peer, and what lets a resync send holes as UNMAPs.
+     */
+    boolean unmapsToZeros() {
+        return delegate().supportsUnmap() && delegate().info().thin();
+    }
+
     private void requireServing() throws StoreException {
         if (!replication.serving()) {
             throw new StoreException(StoreException.Kind.NOT_SERVED_HERE,

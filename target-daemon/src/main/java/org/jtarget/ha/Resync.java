@@ -43,8 +43,7 @@ final class Resync {
         this.progress = progress;
         this.bs = store.info().blockSize();
         this.regionBlocks = store.log().regionSize() / bs;
-        Backstore local = store.local();
-        this.holesAsUnmap = peerUnmapsToZeros && local.info().thin() && local.supportsUnmap();
+        this.holesAsUnmap = peerUnmapsToZeros && store.unmapsToZeros();
     }
 
     /** Copies every dirty region; the bytes copied as data, or -1 when the link went down first. */

@@ -80,11 +80,11 @@ public final class JtargetCollector implements MultiCollector {
                     Labels labels = Labels.of("target", t.name(), "lun", Integer.toString(lu.lun()));
                     LuStatistics s = lu.statistics();
                     for (Op op : Op.values()) {
-                        String kind = op.name().toLowerCase(Locale.ROOT);
-                        commands.dataPoint(counter(labels.add("op", kind), s.commands(op)));
+                        Labels ofOp = labels.add("op", op.name().toLowerCase(Locale.ROOT));
+                        commands.dataPoint(counter(ofOp, s.commands(op)));
                         if (op != Op.OTHER) {
-                            bytes.dataPoint(counter(labels.add("op", kind), s.bytes(op)));
-                            latency.dataPoint(histogram(labels.add("op", kind), s.latency(op)));
+                            bytes.dataPoint(counter(ofOp, s.bytes(op)));
+                            latency.dataPoint(histogram(ofOp, s.latency(op)));
                         }
                     }
                     addFailures(failures, labels, s);
