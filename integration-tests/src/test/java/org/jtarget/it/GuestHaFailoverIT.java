@@ -76,11 +76,7 @@ class GuestHaFailoverIT {
         pair = new HaPair(dir);
         Node a = pair.a;
         Node b = pair.b;
-        int witness = pair.startWitness();
-        a.writeConfig(STORE, b.haPort, witness);
-        b.writeConfig(STORE, a.haPort, witness);
-        pair.startBoth();
-        pair.awaitRoles();
+        pair.startWithWitness(STORE);
         pair.awaitLog(a, 0, inSync(a));
 
         Map<String, String> vars = new LinkedHashMap<>();

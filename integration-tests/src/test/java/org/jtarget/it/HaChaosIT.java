@@ -118,12 +118,8 @@ class HaChaosIT {
         pair = new HaPair(dir);
         HaPair.Node a = pair.a;
         HaPair.Node b = pair.b;
-        int witnessPort = pair.startWitness();
-        a.writeConfig(FILE_STORE, b.haPort, witnessPort);
-        b.writeConfig(FILE_STORE, a.haPort, witnessPort);
-        pair.startBoth();
-        pair.awaitRoles();
-        awaitLog(a, 0, inSync(a, b), "setting up the pair");
+        pair.startWithWitness(FILE_STORE);
+        awaitLog(a, 0, HaPair.inSync(a), "setting up the pair");
         long setUp = System.nanoTime();
 
         Path journal = dir.resolve("journal");
@@ -158,7 +154,7 @@ class HaChaosIT {
             mark = primary.mark();
             long restarted = System.nanoTime();
             victim.start();
-            Matcher synced = awaitLog(primary, mark, inSync(primary, secondary), where);
+            Matcher synced = awaitLog(primary, mark, HaPair.inSync(primary), where);
             long inSync = System.nanoTime();
             // the returning node's copy was whole and of a generation the survivor's log counts
             // from: only what it missed comes back, and for an old primary the extents it had writes
@@ -229,11 +225,6 @@ class HaChaosIT {
     }
 
     // ------------------------------------------------------------------ waiting
-
-    private static Pattern inSync(HaPair.Node primary, HaPair.Node secondary) {
-        return Pattern.compile("HA node " + primary.name + ": " + secondary.name
-                + " in sync, (\\d+) MiB copied in [\\d.]+ s");
-    }
 
     /** {@link HaPair#awaitLog}, its failure also naming {@code where} and showing the writer's output. */
     private Matcher awaitLog(HaPair.Node n, int from, Pattern pattern, String where) throws InterruptedException {

@@ -156,6 +156,19 @@ final class HaPair {
         startBoth();
     }
 
+    /**
+     * Starts the witness, writes both configs with it ({@code store}: the inside of the replicated
+     * store's YAML map), starts a, then b, and waits until a serves and b follows; the witness's port.
+     */
+    int startWithWitness(String store) throws IOException, InterruptedException {
+        int witnessPort = startWitness();
+        a.writeConfig(store, b.haPort, witnessPort);
+        b.writeConfig(store, a.haPort, witnessPort);
+        startBoth();
+        awaitRoles();
+        return witnessPort;
+    }
+
     /** Starts a, then b, on the configs written. */
     void startBoth() {
         a.start();
@@ -240,7 +253,7 @@ final class HaPair {
 
     /** The line of {@code primary} once its peer is in sync: "HA node b: a in sync, 64 MiB copied in 0.7 s". */
     static Pattern inSync(Node primary) {
-        return Pattern.compile("HA node " + primary.name + ": " + primary.peer + " in sync, \\d+ MiB copied in [\\d.]+ s");
+        return Pattern.compile("HA node " + primary.name + ": " + primary.peer + " in sync, (\\d+) MiB copied in [\\d.]+ s");
     }
 
     /**

@@ -73,11 +73,7 @@ class HaStateIT {
 
     @Test
     void reservationsMadeThroughThePrimaryHoldOnThePromotedSecondaryThoseMadeWhileItWasDownToo() throws Exception {
-        int witness = pair.startWitness();
-        a.writeConfig(FILE_STORE, b.haPort, witness);
-        b.writeConfig(FILE_STORE, a.haPort, witness);
-        pair.startBoth();
-        pair.awaitRoles();
+        pair.startWithWitness(FILE_STORE);
         pair.awaitLog(a, 0, inSync(a));
 
         byte[] keys;

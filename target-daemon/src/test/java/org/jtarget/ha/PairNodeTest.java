@@ -152,6 +152,11 @@ class PairNodeTest {
     /** Nodes b and a with a new witness (its port in {@link #witnessPort}), a serving and b in sync: {a, b}. */
     private List<Node> inSyncWithWitness() throws Exception {
         witnessPort = witness().address().getPort();
+        return inSync(witnessPort);
+    }
+
+    /** Nodes b and a with the witness at {@code witnessPort} (0: none), a serving and b in sync: {a, b}. */
+    private List<Node> inSync(int witnessPort) throws Exception {
         Node b = new Node("b", "a", portB, portA, storeB, witnessPort);
         Node a = new Node("a", "b", portA, portB, storeA, witnessPort);
         a.awaitRole("PRIMARY/SECONDARY/[2]");
@@ -203,10 +208,9 @@ class PairNodeTest {
 
     @Test
     void unitStateReachesTheSecondaryBeforePublishReturnsAndAReturningSecondaryGetsItWhole() throws Exception {
-        Node b = b();
-        Node a = a();
-        a.awaitRole("PRIMARY/SECONDARY/[2]");
-        awaitInSync(a);
+        List<Node> pair = inSync(0);
+        Node a = pair.get(0);
+        Node b = pair.get(1);
         Holder onA = new Holder();
         Holder onB = new Holder();
         a.store().attach("iqn.t/lun0/pr", onA);
@@ -280,10 +284,9 @@ class PairNodeTest {
 
     @Test
     void aLonePrimaryGoesOnDegradedAndLaterCopiesOnlyWhatThePeerMissed() throws Exception {
-        Node b = b();
-        Node a = a();
-        a.awaitRole("PRIMARY/SECONDARY/[2]");
-        awaitInSync(a);
+        List<Node> pair = inSync(0);
+        Node a = pair.get(0);
+        Node b = pair.get(1);
         b.close();
         a.awaitRole("PRIMARY/null/[2]");
         for (int i = 0; i < 8; i++) {
@@ -324,10 +327,9 @@ class PairNodeTest {
 
     @Test
     void aWriteStartedWithoutBlockingEndsWhenThePeerAppliedItAndDeclinesWhatWouldWait() throws Exception {
-        Node b = b();
-        Node a = a();
-        a.awaitRole("PRIMARY/SECONDARY/[2]");
-        awaitInSync(a);
+        List<Node> pair = inSync(0);
+        Node a = pair.get(0);
+        Node b = pair.get(1);
         a.store().write(0, random(4096, 60), false); // activates the first extent of the log
         java.util.concurrent.CompletableFuture<java.io.IOException> done = new java.util.concurrent.CompletableFuture<>();
         org.jtarget.buffer.ScatterList data = new org.jtarget.buffer.ScatterList();
@@ -510,10 +512,9 @@ class PairNodeTest {
         for (long mib = 0; mib < 64; mib += 8) {
             storeB.write(mib << 20 >> 9, random(64 << 10, 81 + mib), false); // stale blocks the copy must zero
         }
-        Node b = b();
-        Node a = a();
-        a.awaitRole("PRIMARY/SECONDARY/[2]");
-        awaitInSync(a);
+        List<Node> pair = inSync(0);
+        Node a = pair.get(0);
+        Node b = pair.get(1);
         assertThat(a.node.lastResyncBytes()).as("only the 1 MiB a's store holds goes as data").isEqualTo(1 << 20);
         assertThat(a.node.status()).contains("(and 63 MiB of unallocated blocks as UNMAP)");
         assertThat(read(storeB, 0, (int) BLOCKS)).isEqualTo(read(storeA, 0, (int) BLOCKS));
@@ -527,10 +528,9 @@ class PairNodeTest {
      */
     @Test
     void aChangeThatCannotBeSentCountsAsNotReplicatedAndEndsTheLink() throws Exception {
-        Node b = b();
-        Node a = a();
-        a.awaitRole("PRIMARY/SECONDARY/[2]");
-        awaitInSync(a);
+        List<Node> pair = inSync(0);
+        Node a = pair.get(0);
+        Node b = pair.get(1);
         org.jtarget.buffer.ScatterList shortList = new org.jtarget.buffer.ScatterList();
         shortList.add(Unpooled.directBuffer(BLOCK).writeZero(BLOCK));
         assertThat(a.node.write(0, 0, BLOCK, shortList, 16 * BLOCK, false)).isFalse();
