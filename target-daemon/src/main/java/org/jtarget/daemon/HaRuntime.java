@@ -125,6 +125,14 @@ final class HaRuntime implements AutoCloseable {
         return AluaState.STANDBY;
     }
 
+    private static int eventLoopCount(EventLoopGroup loops) {
+        int n = 0;
+        for (io.netty.util.concurrent.EventExecutor ignored : loops) {
+            n++;
+        }
+        return n;
+    }
+
     /** Starts the replication link on the daemon's loops (registering the pool's pinned arena once more, for the link). */
     void start(BufferPool pool, EventLoopGroup loops, String source) throws ConfigException {
         if (pool.pinnedArena() == null) {
@@ -139,7 +147,8 @@ final class HaRuntime implements AutoCloseable {
             LinkSettings settings = new LinkSettings(config.node(), config.peerNode(),
                     new InetSocketAddress(config.listenHost(), config.listenPort()),
                     new InetSocketAddress(config.peerHost(), config.peerPort()), config.heartbeatInterval(),
-                    config.heartbeatTimeout(), LinkSettings.DEFAULT_SLOT_SIZE, LinkSettings.DEFAULT_SLOT_COUNT);
+                    config.heartbeatTimeout(), LinkSettings.DEFAULT_SLOT_SIZE, LinkSettings.DEFAULT_SLOT_COUNT,
+                    LinkSettings.lanesFor(eventLoopCount(loops)));
             link = new ReplicationLink(settings, device, cm, pd, memory, loops, node);
             node.start(link);
         } catch (RdmaException e) {

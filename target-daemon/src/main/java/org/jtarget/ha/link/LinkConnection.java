@@ -121,6 +121,11 @@ final class LinkConnection {
 
     private final LinkSettings settings;
     private final EventExecutor loop;
+    /** Which lane of the link this is (0: the first, which carries everything else) and the link's number. */
+    private final int lane;
+    private final long linkId;
+    /** The requests of one write, taken before any is sent ({@link ReplicationLink#tryWrite}); guarded by itself. */
+    final Outbound[] taken = new Outbound[8];
     private final RegisteredMemory memory;
     private final ProtectionDomain pd;
     private final ReplicationLink link;
@@ -168,10 +173,12 @@ final class LinkConnection {
     private boolean released;
     private String endReason;
 
-    private LinkConnection(LinkSettings settings, EventExecutor loop, RegisteredMemory memory, ProtectionDomain pd,
-                           ReplicationLink link, ConnectionQueues queues, CompletionPoller poller) {
+    private LinkConnection(LinkSettings settings, EventExecutor loop, int lane, long linkId, RegisteredMemory memory,
+                           ProtectionDomain pd, ReplicationLink link, ConnectionQueues queues, CompletionPoller poller) {
         this.settings = settings;
         this.loop = loop;
+        this.lane = lane;
+        this.linkId = linkId;
         this.memory = memory;
         this.pd = pd;
         this.link = link;
@@ -197,11 +204,11 @@ final class LinkConnection {
      *                       with a message naming what was missing)
      */
     static LinkConnection create(LinkSettings settings, RdmaDevice device, ProtectionDomain pd, RegisteredMemory memory,
-                                 EventExecutor loop, ReplicationLink link) throws RdmaException {
+                                 EventExecutor loop, int lane, long linkId, ReplicationLink link) throws RdmaException {
         int slots = settings.slotCount();
         CompletionPoller poller = new CompletionPoller(loop);
         ConnectionQueues queues = ConnectionQueues.create(device, pd, poller, 3 * slots + 8, 2 * slots + 8);
-        LinkConnection c = new LinkConnection(settings, loop, memory, pd, link, queues, poller);
+        LinkConnection c = new LinkConnection(settings, loop, lane, linkId, memory, pd, link, queues, poller);
         link.created(c);
         String shortage = c.carve();
         if (shortage == null) {
@@ -262,6 +269,14 @@ final class LinkConnection {
 
     EventExecutor loop() {
         return loop;
+    }
+
+    int lane() {
+        return lane;
+    }
+
+    long linkId() {
+        return linkId;
     }
 
     Hello peer() {

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
  *
  * <pre>
  * connect request  magic "JTHA" | version u8 (1) | u8 length | sender's node name | u8 length | the node it wants
+ *                  [| lane u8 | link u64]   (absent: lane 0 of link 0)
  * accept           magic "JTHA" | version u8
  * reject           magic "JTHA" | version u8 | why, UTF-8 (for the log)
  * </pre>
@@ -21,15 +22,23 @@ public final class LinkHandshake {
     private LinkHandshake() {
     }
 
-    /** A connect request or its decoding: {@code from} asks for {@code to}. */
-    public record Request(String from, String to) {
+    /**
+     * A connect request or its decoding: {@code from} asks for {@code to}, for lane {@code lane}
+     * of the link the dialer numbered {@code link} (its lane 0 names the number, the other lanes
+     * join only the link of that number).
+     */
+    public record Request(String from, String to, int lane, long link) {
     }
 
     public static byte[] request(String from, String to) {
+        return request(from, to, 0, 0);
+    }
+
+    public static byte[] request(String from, String to, int lane, long link) {
         byte[] f = from.getBytes(StandardCharsets.UTF_8);
         byte[] t = to.getBytes(StandardCharsets.UTF_8);
-        return ByteBuffer.allocate(5 + 2 + f.length + t.length).putInt(MAGIC).put((byte) VERSION)
-                .put((byte) f.length).put(f).put((byte) t.length).put(t).array();
+        return ByteBuffer.allocate(5 + 2 + f.length + t.length + 9).putInt(MAGIC).put((byte) VERSION)
+                .put((byte) f.length).put(f).put((byte) t.length).put(t).put((byte) lane).putLong(link).array();
     }
 
     /** The request, or null when the bytes are not a version-1 replication request. */
@@ -40,7 +49,8 @@ public final class LinkHandshake {
                 return null;
             }
             String from = string(b);
-            return new Request(from, string(b));
+            String to = string(b);
+            return b.remaining() >= 9 ? new Request(from, to, b.get() & 0xff, b.getLong()) : new Request(from, to, 0, 0);
         } catch (RuntimeException e) {
             return null;
         }

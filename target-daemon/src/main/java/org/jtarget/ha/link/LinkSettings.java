@@ -13,10 +13,13 @@ import java.time.Duration;
  * @param heartbeatInterval how often a node sends something when it has nothing else to send
  * @param heartbeatTimeout  how long without any message from the peer before the link is declared lost
  * @param slotSize          bytes of one staging slot (the largest piece of a write sent at once)
- * @param slotCount         staging slots: requests one node may have outstanding at the other
+ * @param slotCount         staging slots: requests one node may have outstanding at each lane of the other
+ * @param lanes             connections the dialing node makes (1 to {@link #MAX_LANES}): the first
+ *                          carries everything but writes started on another event loop, which
+ *                          each go over the lane on their own loop ({@link ReplicationLink})
  */
 public record LinkSettings(String node, String peerNode, InetSocketAddress listen, InetSocketAddress peer,
-                           Duration heartbeatInterval, Duration heartbeatTimeout, int slotSize, int slotCount) {
+                           Duration heartbeatInterval, Duration heartbeatTimeout, int slotSize, int slotCount, int lanes) {
 
     /**
      * 32 slots of 128 KiB: 4 MiB of registered memory each way, as 16 of 256 KiB were, but a window
@@ -26,11 +29,30 @@ public record LinkSettings(String node, String peerNode, InetSocketAddress liste
      */
     public static final int DEFAULT_SLOT_SIZE = 128 << 10;
     public static final int DEFAULT_SLOT_COUNT = 32;
+    /**
+     * At most one lane per event loop and this many in all: each lane takes 8 MiB of registered
+     * memory at each end (its staging both ways), and the pinned arena is 64 MiB by default.
+     */
+    public static final int MAX_LANES = 4;
 
     public LinkSettings {
         if (slotCount < 1 || slotCount > 1024 || slotSize < 4096 || Integer.bitCount(slotSize) != 1) {
             throw new IllegalArgumentException("staging: " + slotCount + " slots of " + slotSize + " bytes");
         }
+        if (lanes < 1 || lanes > MAX_LANES) {
+            throw new IllegalArgumentException("lanes: " + lanes + ", not 1 to " + MAX_LANES);
+        }
+    }
+
+    /** One lane: every request over one connection. */
+    public LinkSettings(String node, String peerNode, InetSocketAddress listen, InetSocketAddress peer,
+                        Duration heartbeatInterval, Duration heartbeatTimeout, int slotSize, int slotCount) {
+        this(node, peerNode, listen, peer, heartbeatInterval, heartbeatTimeout, slotSize, slotCount, 1);
+    }
+
+    /** The lanes for a daemon with {@code eventLoops} event loops: one per loop, at most {@link #MAX_LANES}. */
+    public static int lanesFor(int eventLoops) {
+        return Math.clamp(eventLoops, 1, MAX_LANES);
     }
 
     /**

@@ -31,6 +31,17 @@ import java.util.concurrent.TimeUnit;
  * <p>A write waits at most the heartbeat timeout for its answer: within it the peer answers, or
  * the heartbeats miss and the link goes down, which answers every outstanding request as lost;
  * the caller then records the blocks as not replicated (degraded).
+ *
+ * <p>Lanes: once the first connection (lane 0) is up, the dialing node connects once more from
+ * each of its other event loops ({@link LinkSettings#lanes}), and a write started on one of those
+ * loops (an iSCSI connection's, over a store that never blocks) goes over that loop's lane: posted,
+ * framed, sent, answered and completed on the thread that started it. Over lane 0 alone every such
+ * write crossed to the link's loop and its answer back, a wake-up each way, which cost the primary
+ * more than the replication itself at 4 KiB. Everything else (control messages, state, resync,
+ * writes from I/O threads) keeps lane 0. Lanes change nothing in the order of changes: no two
+ * overlapping changes are ever in flight together, and an answer means applied, whichever lane
+ * carried it. A lane that ends ends the link (its requests were lost as the link's would be); one
+ * that cannot be set up leaves the link as it is.
  */
 public final class ReplicationLink implements AutoCloseable {
 
@@ -51,6 +62,8 @@ public final class ReplicationLink implements AutoCloseable {
     private CmListener listener;
     private LinkConnection pending;
     private volatile LinkConnection up;
+    /** The lanes above 0 of the link now up or coming up (their {@link LinkConnection#linkId} says which). */
+    private volatile LinkConnection[] lanes = new LinkConnection[0];
     private volatile boolean closed;
     /** Not before this (System.nanoTime) does the node dial again, after a {@link #drop(String, java.time.Duration)}. */
     private volatile long nextDial = System.nanoTime();
@@ -142,13 +155,17 @@ public final class ReplicationLink implements AutoCloseable {
      * has not enough free slots (nothing was sent).
      */
     public boolean tryWrite(int store, long lba, int blockSize, ScatterList src, int length, boolean fua, Ticket ticket) {
-        LinkConnection c = up;
+        LinkConnection c = laneHere(up);
         int piece = pieceBytes(blockSize);
         int pieces = Math.ceilDiv(length, piece);
-        if (c == null || c.isGone() || pieces > taken.length) {
+        if (c == null || c.isGone()) {
             return false;
         }
-        synchronized (taken) { // the event loops of several sessions may start writes at once
+        LinkConnection.Outbound[] taken = c.taken;
+        if (pieces > taken.length) {
+            return false;
+        }
+        synchronized (taken) { // the event loops of several sessions may start writes on one lane at once
             for (int i = 0; i < pieces; i++) {
                 taken[i] = c.tryTake();
                 if (taken[i] == null) {
@@ -168,9 +185,6 @@ public final class ReplicationLink implements AutoCloseable {
         ticket.done(true); // the hold above
         return true;
     }
-
-    /** Scratch for {@link #tryWrite}: the requests of one write, taken before any is sent. */
-    private final LinkConnection.Outbound[] taken = new LinkConnection.Outbound[8];
 
     /** Unmaps blocks at the peer; as {@link #write}. */
     public boolean unmap(int store, long lba, long blocks) {
@@ -229,7 +243,7 @@ public final class ReplicationLink implements AutoCloseable {
     }
 
     private boolean send(int store, long lba, int blockSize, ScatterList list, ByteBuf buf, int length, boolean fua) {
-        LinkConnection c = up;
+        LinkConnection c = laneHere(up);
         if (c == null || c.isGone()) {
             return false;
         }
@@ -331,6 +345,21 @@ public final class ReplicationLink implements AutoCloseable {
         return applied && allSent;
     }
 
+    /**
+     * The lane of the calling thread's event loop, when it is one of {@code main}'s link and up;
+     * else {@code main} (null when the link is down).
+     */
+    private LinkConnection laneHere(LinkConnection main) {
+        if (main != null) {
+            for (LinkConnection l : lanes) {
+                if (l.linkId() == main.linkId() && l.loop().inEventLoop() && !l.isGone()) {
+                    return l;
+                }
+            }
+        }
+        return main;
+    }
+
     // ------------------------------------------------------------------ connections
 
     private void dialIfDown() {
@@ -342,7 +371,7 @@ public final class ReplicationLink implements AutoCloseable {
         EventExecutor loop = loops.next();
         LinkConnection c;
         try {
-            c = LinkConnection.create(settings, device, pd, memory, loop, this);
+            c = LinkConnection.create(settings, device, pd, memory, loop, 0, newLinkId(), this);
         } catch (RdmaException e) {
             dialFailed("cannot set the link up: " + e.getMessage());
             return;
@@ -361,11 +390,18 @@ public final class ReplicationLink implements AutoCloseable {
         Thread.ofVirtual().name("ha-dial").start(() -> dial(c));
     }
 
+    /** A number for a new link that its lanes carry: nonzero and unlikely to be an earlier link's. */
+    private static long newLinkId() {
+        long id = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        return id == 0 ? 1 : id;
+    }
+
     private void dial(LinkConnection c) {
         try {
             // the socket on the connection's own loop, as an accepted one is: each message is then
             // framed, sent, received and completed on one thread, with no hand-off in between
-            cm.connect(settings.peer(), c.queuePair(), LinkHandshake.request(settings.node(), settings.peerNode()),
+            cm.connect(settings.peer(), c.queuePair(),
+                    LinkHandshake.request(settings.node(), settings.peerNode(), c.lane(), c.linkId()),
                     e -> CompletionPoller.onLoop(c.loop(), () -> dialerEvent(c, e)), c.loop());
         } catch (RdmaException | RuntimeException e) {
             CompletionPoller.onLoop(c.loop(), () -> {
@@ -378,20 +414,30 @@ public final class ReplicationLink implements AutoCloseable {
     private void dialerEvent(LinkConnection c, CmEvent e) {
         switch (e.type()) {
             case ESTABLISHED -> {
-                lastDialFailure = null;
+                if (c.lane() == 0) {
+                    lastDialFailure = null;
+                }
                 c.established(e.id(), withStaging(c));
             }
             case REJECTED -> {
-                dialFailed("refused: " + LinkHandshake.describeReject(e.privateData()));
+                notConnected(c, "refused: " + LinkHandshake.describeReject(e.privateData()));
                 abandon(c);
             }
             case UNREACHABLE -> {
-                dialFailed("unreachable");
+                notConnected(c, "unreachable");
                 abandon(c);
             }
             case DISCONNECTED -> c.disconnected();
             default -> {
             }
+        }
+    }
+
+    private void notConnected(LinkConnection c, String why) {
+        if (c.lane() == 0) {
+            dialFailed(why);
+        } else {
+            LOG.info("HA link to {}: lane {} not set up ({}); its writes take lane 0", settings.peerNode(), c.lane(), why);
         }
     }
 
@@ -431,15 +477,22 @@ public final class ReplicationLink implements AutoCloseable {
                 ? "this is node '" + settings.node() + "', paired with '" + settings.peerNode() + "', not a link from '"
                 + r.from() + "' to '" + r.to() + "'"
                 : closed ? "node '" + settings.node() + "' is stopping" : null;
+        if (refusal == null && r.lane() > 0 && !laneWanted(r)) {
+            refusal = "lane " + r.lane() + " of a link that is not up (any more)";
+        }
         if (refusal != null) {
             LOG.warn("HA link: connection from {} refused: {}", id.remoteAddress(), refusal);
             id.reject(LinkHandshake.reject(refusal));
             return;
         }
         EventExecutor loop = id.ioExecutor() instanceof EventExecutor io ? io : loops.next();
+        if (r.lane() > 0) {
+            acceptLane(id, r, loop);
+            return;
+        }
         LinkConnection c;
         try {
-            c = LinkConnection.create(settings, device, pd, memory, loop, this);
+            c = LinkConnection.create(settings, device, pd, memory, loop, 0, r.link(), this);
         } catch (RdmaException ex) {
             LOG.warn("HA link: connection from {} refused: {}", id.remoteAddress(), ex.getMessage());
             id.reject(LinkHandshake.reject("no resources: " + ex.getMessage()));
@@ -459,6 +512,109 @@ public final class ReplicationLink implements AutoCloseable {
         accepted.put(id, c);
     }
 
+    /** Whether a lane request joins the link coming up or up now: its lane 0 came with the same number. */
+    private boolean laneWanted(LinkHandshake.Request r) {
+        synchronized (lock) {
+            LinkConnection main = up != null ? up : pending;
+            return !closed && main != null && !main.isGone() && main.linkId() == r.link() && r.lane() < LinkSettings.MAX_LANES;
+        }
+    }
+
+    private void acceptLane(CmId id, LinkHandshake.Request r, EventExecutor loop) {
+        LinkConnection c;
+        try {
+            c = LinkConnection.create(settings, device, pd, memory, loop, r.lane(), r.link(), this);
+        } catch (RdmaException ex) {
+            LOG.info("HA link: lane {} from {} refused: {}", r.lane(), id.remoteAddress(), ex.getMessage());
+            id.reject(LinkHandshake.reject("no resources: " + ex.getMessage()));
+            return;
+        }
+        try {
+            id.accept(c.queuePair(), LinkHandshake.accept());
+            CompletionPoller.onLoop(loop, () -> c.established(id, withStaging(c)));
+        } catch (RdmaException ex) {
+            LOG.info("HA link: accepting lane {} from {} failed: {}", r.lane(), id.remoteAddress(), ex.getMessage());
+            CompletionPoller.onLoop(loop, () -> abandon(c));
+        }
+        accepted.put(id, c);
+    }
+
+    /**
+     * The dialer, once lane 0 is up: one more connection from each other event loop, up to
+     * {@link LinkSettings#lanes} in all, each on its own loop.
+     */
+    private void dialLanes(LinkConnection main) {
+        int lane = 1;
+        for (EventExecutor loop : loops) {
+            if (lane >= settings.lanes()) {
+                return;
+            }
+            if (loop == main.loop()) {
+                continue;
+            }
+            LinkConnection c;
+            try {
+                c = LinkConnection.create(settings, device, pd, memory, loop, lane, main.linkId(), this);
+            } catch (RdmaException e) {
+                LOG.info("HA link to {}: lane {} not set up ({}); its writes take lane 0", settings.peerNode(), lane,
+                        e.getMessage());
+                return;
+            }
+            Thread.ofVirtual().name("ha-dial").start(() -> dial(c));
+            lane++;
+        }
+    }
+
+    /** A lane whose HELLO came: it carries writes from now on, if its link is still the current one. */
+    private void laneUp(LinkConnection c) {
+        boolean joined;
+        synchronized (lock) {
+            LinkConnection main = up != null ? up : pending;
+            joined = !closed && main != null && !main.isGone() && main.linkId() == c.linkId();
+            if (joined) {
+                LinkConnection[] more = java.util.Arrays.copyOf(lanes, lanes.length + 1);
+                more[lanes.length] = c;
+                lanes = more;
+            }
+        }
+        if (!joined) {
+            c.fail("lane " + c.lane() + " of a link that ended");
+        } else {
+            LOG.debug("HA link to {}: lane {} up", settings.peerNode(), c.lane());
+        }
+    }
+
+    /** A lane ended: if it was carrying writes, the link ends with it (as when any of its requests is lost). */
+    private void laneEnded(LinkConnection c, String reason) {
+        boolean joined;
+        synchronized (lock) {
+            joined = java.util.Arrays.asList(lanes).contains(c);
+            if (joined) {
+                lanes = java.util.Arrays.stream(lanes).filter(l -> l != c).toArray(LinkConnection[]::new);
+            }
+        }
+        LinkConnection main = up;
+        if (joined && main != null && main.linkId() == c.linkId()) {
+            CompletionPoller.onLoop(main.loop(), () -> main.fail("lane " + c.lane() + " ended: " + reason));
+        }
+    }
+
+    /** Lane 0 of link {@code linkId} ended: its other lanes end too. */
+    private void endLanes(long linkId, String reason) {
+        List<LinkConnection> ending = new ArrayList<>();
+        synchronized (lock) {
+            for (LinkConnection l : lanes) {
+                if (l.linkId() == linkId) {
+                    ending.add(l);
+                }
+            }
+            lanes = java.util.Arrays.stream(lanes).filter(l -> l.linkId() != linkId).toArray(LinkConnection[]::new);
+        }
+        for (LinkConnection l : ending) {
+            CompletionPoller.onLoop(l.loop(), () -> l.fail(reason));
+        }
+    }
+
     /** A peer that connects while an old link is still up has restarted: the old link is dead. */
     private void replaceCurrent(String why) {
         LinkConnection old = up;
@@ -467,7 +623,16 @@ public final class ReplicationLink implements AutoCloseable {
         }
     }
 
+    /**
+     * The HELLO connection {@code c} says: lane 0's is the node's ({@link LinkEvents#hello}, which
+     * the node keeps as what it told the peer); another lane's names the node and its staging
+     * only, so that setting a lane up never changes what the node believes it said.
+     */
     private Hello withStaging(LinkConnection c) {
+        if (c.lane() > 0) {
+            return new Hello(settings.node(), false, 0, "", c.stagingRkey(), c.stagingBase(), settings.slotSize(),
+                    settings.slotCount(), List.of(), List.of());
+        }
         Hello h = events.hello();
         return new Hello(h.node(), h.primary(), h.generation(), h.generationNode(), c.stagingRkey(), c.stagingBase(),
                 settings.slotSize(), settings.slotCount(), h.portGroups(), h.stores());
@@ -476,6 +641,10 @@ public final class ReplicationLink implements AutoCloseable {
     // ------------------------------------------------------------------ from the connections (their loop)
 
     void helloReceived(LinkConnection c, Hello peer) {
+        if (c.lane() > 0) {
+            laneUp(c);
+            return;
+        }
         synchronized (lock) {
             if (pending == c) {
                 pending = null;
@@ -486,6 +655,9 @@ public final class ReplicationLink implements AutoCloseable {
                 peer.primary() ? "is primary" : "serves nothing yet", peer.generation(),
                 peer.generationNode().isEmpty() ? "" : "@" + peer.generationNode());
         events.up(peer);
+        if (settings.dials() && settings.lanes() > 1) {
+            dialLanes(c);
+        }
     }
 
     void created(LinkConnection c) {
@@ -497,6 +669,11 @@ public final class ReplicationLink implements AutoCloseable {
     }
 
     void connectionEnded(LinkConnection c, String reason) {
+        if (c.lane() > 0) {
+            laneEnded(c, reason);
+            return;
+        }
+        endLanes(c.linkId(), "lane 0 ended: " + reason);
         boolean wasUp;
         synchronized (lock) {
             wasUp = up == c;
@@ -517,12 +694,32 @@ public final class ReplicationLink implements AutoCloseable {
         events.apply(type, store, lba, blocks, flags, data, ack);
     }
 
-    /** The current connection's ACK messages received and the requests they answered (tests: coalescing). */
+    /** Lane 0's ACK messages received and the requests they answered (tests: coalescing). */
     long[] ackCounts() throws Exception {
-        LinkConnection c = up;
+        return ackCounts(0);
+    }
+
+    /** Lanes above 0 carrying writes for the current link (tests). */
+    int lanesUp() {
+        LinkConnection main = up;
+        return main == null ? 0 : (int) java.util.Arrays.stream(lanes).filter(l -> l.linkId() == main.linkId() && !l.isGone()).count();
+    }
+
+    /** Lane {@code lane}'s ACK messages received and the requests they answered (tests). */
+    long[] ackCounts(int lane) throws Exception {
+        LinkConnection c = lane == 0 ? up : java.util.Arrays.stream(lanes).filter(l -> l.lane() == lane).findFirst().orElseThrow();
         java.util.concurrent.CompletableFuture<long[]> counts = new java.util.concurrent.CompletableFuture<>();
         CompletionPoller.onLoop(c.loop(), () -> counts.complete(c.ackCounts()));
         return counts.get(5, TimeUnit.SECONDS);
+    }
+
+    /** Ends lane {@code lane} (above 0) as a transport failure would (tests). */
+    void failLane(int lane, String reason) {
+        for (LinkConnection l : lanes) {
+            if (l.lane() == lane) {
+                CompletionPoller.onLoop(l.loop(), () -> l.fail(reason));
+            }
+        }
     }
 
     void handoverReceived() {

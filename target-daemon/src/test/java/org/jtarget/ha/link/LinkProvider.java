@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LinkProvider implements AutoCloseable {
 
-    public final EventLoopGroup group = TcpConnectionManager.newEventLoopGroup(1);
+    public final EventLoopGroup group;
     public final BufferPool pool;
     public final TcpDevice device;
     public final TcpConnectionManager cm;
@@ -26,6 +26,12 @@ public final class LinkProvider implements AutoCloseable {
     public final RegisteredMemory memory;
 
     public LinkProvider(String name, int arenaBytes) throws java.io.IOException, RdmaException {
+        this(name, arenaBytes, 1);
+    }
+
+    /** A provider whose device runs on {@code loops} event loops (a link's lanes need more than one). */
+    public LinkProvider(String name, int arenaBytes, int loops) throws java.io.IOException, RdmaException {
+        group = TcpConnectionManager.newEventLoopGroup(loops);
         pool = new BufferPool(1, PinnedArena.map(arenaBytes, true));
         device = new TcpDevice(name, TcpDevice.DEFAULT_ATTRIBUTES, PinnedMemoryPolicy.withinPinned(pool.pinnedArena()),
                 group, pool.allocator());

@@ -46,21 +46,28 @@ class ReplicationLinkTest {
         final BlockingQueue<String> refusals = new LinkedBlockingQueue<>();
         final BlockingQueue<String> handovers = new LinkedBlockingQueue<>();
         final AtomicBoolean failApply = new AtomicBoolean();
+        final java.util.concurrent.atomic.AtomicInteger hellos = new java.util.concurrent.atomic.AtomicInteger();
         final AtomicBoolean silent = new AtomicBoolean();
         final List<Long> applied = new CopyOnWriteArrayList<>();
         final List<Acknowledgement> unanswered = new CopyOnWriteArrayList<>();
 
         Node(String name, String peer, int port, int peerPort) throws Exception {
+            this(name, peer, port, peerPort, 1);
+        }
+
+        /** A node with {@code lanes} event loops and as many lanes. */
+        Node(String name, String peer, int port, int peerPort, int lanes) throws Exception {
             this.name = name;
-            provider = new LinkProvider(name, 32 << 20);
+            provider = new LinkProvider(name, 32 << 20, lanes);
             LinkSettings settings = new LinkSettings(name, peer, new InetSocketAddress("127.0.0.1", port),
-                    new InetSocketAddress("127.0.0.1", peerPort), INTERVAL, TIMEOUT, 64 << 10, 4);
+                    new InetSocketAddress("127.0.0.1", peerPort), INTERVAL, TIMEOUT, 64 << 10, 4, lanes);
             link = provider.link(settings, this);
             nodes.add(this);
         }
 
         @Override
         public Hello hello() {
+            hellos.incrementAndGet();
             return new Hello(name, name.equals("a"), 7, "a", 0, 0, 0, 0, List.of(name.equals("a") ? 1 : 2),
                     List.of(new Hello.Store("disk", BLOCK, store.length / BLOCK, Hello.DATA_CONSISTENT)));
         }
@@ -121,10 +128,14 @@ class ReplicationLinkTest {
     }
 
     private Node[] pair() throws Exception {
+        return pair(1);
+    }
+
+    private Node[] pair(int lanes) throws Exception {
         int pa = freePort();
         int pb = freePort();
-        Node a = new Node("a", "b", pa, pb);
-        Node b = new Node("b", "a", pb, pa);
+        Node a = new Node("a", "b", pa, pb, lanes);
+        Node b = new Node("b", "a", pb, pa, lanes);
         b.link.start();
         a.link.start();
         Hello bSawA = b.ups.poll(10, TimeUnit.SECONDS);
@@ -253,6 +264,81 @@ class ReplicationLinkTest {
                 held.get(i).done(!fail, fail ? failure : null);
             }
         }).get(5, TimeUnit.SECONDS);
+    }
+
+    /**
+     * With two event loops, the dialer connects a second lane from its other loop; a write started
+     * on each loop goes over that loop's own lane (answered there: lane 0 sees only its own), and
+     * both land at the peer.
+     */
+    @Test
+    void aWriteStartedOnAnEventLoopGoesOverThatLoopsLane() throws Exception {
+        Node[] p = pair(2);
+        awaitLanes(p[0], 1);
+        awaitLanes(p[1], 1);
+        int lba = 0;
+        for (io.netty.util.concurrent.EventExecutor loop : p[0].provider.group) {
+            byte[] data = new byte[8 * BLOCK];
+            java.util.Arrays.fill(data, (byte) (lba + 1));
+            assertThat(writeOnLoop(p[0], loop, lba, data)).as("write on " + loop).isTrue();
+            assertThat(p[1].store[lba * BLOCK + 7]).isEqualTo((byte) (lba + 1));
+            lba += 8;
+        }
+        assertThat(p[0].link.ackCounts(0)[1]).as("requests answered over lane 0").isEqualTo(1);
+        assertThat(p[0].link.ackCounts(1)[1]).as("requests answered over lane 1").isEqualTo(1);
+        assertThat(p[0].link.write(0, 64, BLOCK, Unpooled.wrappedBuffer(new byte[BLOCK]), false))
+                .as("a write from a thread that is no event loop takes lane 0").isTrue();
+        assertThat(p[0].link.ackCounts(0)[1]).isEqualTo(2);
+        assertThat(p[0].hellos.get() + p[1].hellos.get())
+                .as("the node's HELLO is asked for lane 0 only: a node keeps it as what it told its peer").isEqualTo(2);
+    }
+
+    /** A lane that fails takes the link down with it (its requests were lost); the dialer makes the link and its lanes again. */
+    @Test
+    void aLaneThatEndsEndsTheLinkAndItComesBackWithItsLanes() throws Exception {
+        Node[] p = pair(2);
+        awaitLanes(p[0], 1);
+        p[1].link.failLane(1, "test: lane cut");
+        assertThat(p[1].downs.poll(5, TimeUnit.SECONDS)).startsWith("lane 1 ended: test: lane cut");
+        assertThat(p[0].downs.poll(5, TimeUnit.SECONDS)).isNotNull();
+        assertThat(p[0].ups.poll(10, TimeUnit.SECONDS)).as("a dials again").isNotNull();
+        awaitLanes(p[0], 1);
+        for (io.netty.util.concurrent.EventExecutor loop : p[0].provider.group) {
+            assertThat(writeOnLoop(p[0], loop, 0, new byte[BLOCK])).isTrue();
+        }
+    }
+
+    private static void awaitLanes(Node n, int count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (n.link.lanesUp() < count && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(n.link.lanesUp()).as(n.name + "'s lanes up").isEqualTo(count);
+    }
+
+    /** Starts a write on {@code loop} as the primary's event loops do ({@link ReplicationLink#tryWrite}) and waits for its outcome. */
+    private static boolean writeOnLoop(Node n, io.netty.util.concurrent.EventExecutor loop, int lba, byte[] data)
+            throws Exception {
+        java.util.concurrent.CompletableFuture<Boolean> outcome = new java.util.concurrent.CompletableFuture<>();
+        ScatterList list = new ScatterList();
+        list.add(Unpooled.wrappedBuffer(data));
+        loop.execute(() -> {
+            Ticket ticket = new Ticket() {
+                @Override
+                protected void allAnswered(boolean applied) {
+                    outcome.complete(applied);
+                }
+            };
+            ticket.reset();
+            if (!n.link.tryWrite(0, lba, BLOCK, list, data.length, false, ticket)) {
+                outcome.complete(false);
+            }
+        });
+        try {
+            return outcome.get(5, TimeUnit.SECONDS);
+        } finally {
+            list.clear();
+        }
     }
 
     @Test
