@@ -140,7 +140,11 @@ public final class TargetRuntime implements DaemonRuntime {
         }
         metrics = org.jtarget.daemon.metrics.MetricsEndpoint.start(m, config.source().toString(),
                 new org.jtarget.daemon.metrics.JtargetCollector(() -> registry, () -> pool,
-                        () -> fabric == null ? null : fabric.sessionRegistry()));
+                        () -> fabric == null ? null : fabric.sessionRegistry(),
+                        ha == null ? null : () -> {
+                            HaRuntime node = ha;
+                            return node == null ? null : node.node().snapshot();
+                        }));
     }
 
     @Override

@@ -68,6 +68,15 @@ final class OverlapGate {
         notifyAll();
     }
 
+    /** Ranges held now: changes sent to the peer and not yet answered (or being applied here first). */
+    synchronized int heldCount() {
+        int n = 0;
+        for (boolean h : held) {
+            n += h ? 1 : 0;
+        }
+        return n;
+    }
+
     /** Waits until no range is held, at most {@code timeoutMillis}; true when none is. */
     synchronized boolean awaitIdle(long timeoutMillis) throws InterruptedException {
         long deadline = System.currentTimeMillis() + timeoutMillis;

@@ -212,6 +212,34 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
         }
     }
 
+    /**
+     * One reading of the node for the metrics endpoint.
+     *
+     * @param peerRole null while the peer is not connected
+     * @param resyncing a resync to the peer is running
+     */
+    public record Snapshot(String node, String peerNode, Role role, Role peerRole, boolean degraded, boolean inSync,
+                           boolean resyncing, long generation, long lastResyncBytes, List<StoreSnapshot> stores) {
+    }
+
+    /**
+     * @param whole          this node's copy is whole (it may be served)
+     * @param changedBytes   bytes changed here that the peer may lack (what a resync copies; while
+     *                       one runs, what is left of it)
+     * @param changesInFlight changes sent to the peer and not answered yet
+     */
+    public record StoreSnapshot(String name, boolean whole, long changedBytes, int changesInFlight) {
+    }
+
+    public synchronized Snapshot snapshot() {
+        List<StoreSnapshot> list = new ArrayList<>();
+        for (ReplicatedBackstore s : stores) {
+            list.add(new StoreSnapshot(s.name(), state.isComplete(s.name()), s.log().dirtyBytes(), s.changesInFlight()));
+        }
+        return new Snapshot(node, peerNode, role, peerRole, degraded, inSync, resync != null,
+                state.generation().counter(), lastResyncBytes, list);
+    }
+
     /** One line for logs: role, peer, generation, resync progress. */
     public synchronized String describe() {
         String peer = peerRole == null ? "peer " + peerNode + " not connected"

@@ -444,6 +444,11 @@ public final class ReplicatedBackstore extends ForwardingBackstore implements As
         gate.leave(ticket);
     }
 
+    /** Changes of this store in flight now (metrics: how far the peer is behind, in changes). */
+    public int changesInFlight() {
+        return gate.heldCount();
+    }
+
     /** Waits until no change is in flight (a switchover), at most {@code timeoutMillis}; true when none is. */
     boolean awaitIdle(long timeoutMillis) throws InterruptedException {
         return gate.awaitIdle(timeoutMillis);

@@ -294,6 +294,16 @@ class PairNodeTest {
         }
         assertThat(a.node.describe()).contains("degraded").contains("generation 1@a");
         assertThat(a.store().log().dirtyBytes()).isEqualTo(512L << 10);
+        PairNode.Snapshot alone = a.node.snapshot();
+        assertThat(alone.role()).isEqualTo(PairNode.Role.PRIMARY);
+        assertThat(alone.peerRole()).isNull();
+        assertThat(alone.degraded()).isTrue();
+        assertThat(alone.generation()).isEqualTo(1);
+        assertThat(alone.stores()).singleElement().satisfies(st -> {
+            assertThat(st.changedBytes()).as("what the peer lacks, for the metrics").isEqualTo(512L << 10);
+            assertThat(st.whole()).isTrue();
+            assertThat(st.changesInFlight()).isZero();
+        });
 
         Node b2 = b();
         a.awaitRole("PRIMARY/SECONDARY/[2]");
@@ -304,6 +314,12 @@ class PairNodeTest {
         }
         assertThat(a.store().log().isClean()).isTrue();
         assertThat(b2.node.describe()).contains("generation 1@a");
+        PairNode.Snapshot synced = a.node.snapshot();
+        assertThat(synced.inSync()).isTrue();
+        assertThat(synced.degraded()).isFalse();
+        assertThat(synced.peerRole()).isEqualTo(PairNode.Role.SECONDARY);
+        assertThat(synced.lastResyncBytes()).isEqualTo(512L << 10);
+        assertThat(synced.stores().getFirst().changedBytes()).isZero();
     }
 
     @Test

@@ -15,6 +15,7 @@ import org.jtarget.buffer.ArenaStats;
 import org.jtarget.buffer.BufferPool;
 import org.jtarget.fabric.iscsi.session.LoginStatistics;
 import org.jtarget.fabric.iscsi.session.SessionRegistry;
+import org.jtarget.ha.PairNode;
 import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.LuStatistics;
 import org.jtarget.scsi.lun.LuStatistics.Op;
@@ -40,15 +41,18 @@ public final class JtargetCollector implements MultiCollector {
     private final Supplier<TargetRegistry> registry;
     private final Supplier<BufferPool> pool;
     private final Supplier<SessionRegistry> iscsi;
+    private final Supplier<PairNode.Snapshot> ha;
 
     /**
      * @param iscsi the iSCSI sessions and logins (TCP and iSER share them)
+     * @param ha    the HA node's state, or null (no {@code ha:} section)
      */
     public JtargetCollector(Supplier<TargetRegistry> registry, Supplier<BufferPool> pool,
-                            Supplier<SessionRegistry> iscsi) {
+                            Supplier<SessionRegistry> iscsi, Supplier<PairNode.Snapshot> ha) {
         this.registry = registry;
         this.pool = pool;
         this.iscsi = iscsi;
+        this.ha = ha;
     }
 
     /** A scrape that fails is logged here (the HTTP server answers 500 without saying why). */
@@ -97,6 +101,7 @@ public final class JtargetCollector implements MultiCollector {
                 .metricSnapshot(inFlight.build());
         addArena(all);
         addIscsi(all);
+        addHa(all);
         return all.build();
     }
 
@@ -159,6 +164,57 @@ public final class JtargetCollector implements MultiCollector {
         sessions.sessionsByTarget().forEach((target, n) -> open.dataPoint(GaugeDataPointSnapshot.builder()
                 .labels(Labels.of("target", target)).value(n).build()));
         all.metricSnapshot(open.build());
+    }
+
+    /**
+     * The HA node: its role (one series per role, 1 for the current one, as a state set), the peer,
+     * sync and degraded flags, generation, and per replicated store how far the peer is behind:
+     * bytes it may lack (the dirty-region log: what a resync copies) and changes in flight.
+     */
+    private void addHa(MetricSnapshots.Builder all) {
+        PairNode.Snapshot n = ha == null ? null : ha.get();
+        if (n == null) {
+            return;
+        }
+        Labels node = Labels.of("node", n.node(), "peer", n.peerNode());
+        GaugeSnapshot.Builder role = GaugeSnapshot.builder().name("jtarget_ha_role")
+                .help("This node's role in its HA pair: 1 for the current one");
+        for (PairNode.Role r : PairNode.Role.values()) {
+            role.dataPoint(gaugePoint(node.add("role", r.name().toLowerCase(Locale.ROOT)), r == n.role() ? 1 : 0));
+        }
+        all.metricSnapshot(role.build());
+        all.metricSnapshot(flag("jtarget_ha_peer_connected", "1 while the replication link to the peer is up and it took its role",
+                node, n.peerRole() != null));
+        all.metricSnapshot(flag("jtarget_ha_in_sync", "1 while the peer holds every change (a primary's view)", node, n.inSync()));
+        all.metricSnapshot(flag("jtarget_ha_degraded", "1 while a primary serves without its peer", node, n.degraded()));
+        all.metricSnapshot(flag("jtarget_ha_resyncing", "1 while a resync to the peer runs", node, n.resyncing()));
+        all.metricSnapshot(GaugeSnapshot.builder().name("jtarget_ha_generation")
+                .help("The data generation this node holds").dataPoint(gaugePoint(node, n.generation())).build());
+        GaugeSnapshot.Builder changed = GaugeSnapshot.builder().name("jtarget_ha_changed_bytes").unit(Unit.BYTES)
+                .help("Bytes changed here that the peer may lack: what a resync copies (while it runs, what is left)");
+        GaugeSnapshot.Builder inFlight = GaugeSnapshot.builder().name("jtarget_ha_changes_in_flight")
+                .help("Changes sent to the peer and not answered yet");
+        GaugeSnapshot.Builder whole = GaugeSnapshot.builder().name("jtarget_ha_copy_whole")
+                .help("1 when this node's copy of the store is whole (it may serve it)");
+        for (PairNode.StoreSnapshot s : n.stores()) {
+            Labels store = node.add("backstore", s.name());
+            changed.dataPoint(gaugePoint(store, s.changedBytes()));
+            inFlight.dataPoint(gaugePoint(store, s.changesInFlight()));
+            whole.dataPoint(gaugePoint(store, s.whole() ? 1 : 0));
+        }
+        all.metricSnapshot(changed.build()).metricSnapshot(inFlight.build()).metricSnapshot(whole.build());
+        if (n.lastResyncBytes() >= 0) {
+            all.metricSnapshot(GaugeSnapshot.builder().name("jtarget_ha_last_resync_bytes").unit(Unit.BYTES)
+                    .help("Bytes the last finished resync copied as data").dataPoint(gaugePoint(node, n.lastResyncBytes())).build());
+        }
+    }
+
+    private static GaugeSnapshot flag(String name, String help, Labels labels, boolean on) {
+        return GaugeSnapshot.builder().name(name).help(help).dataPoint(gaugePoint(labels, on ? 1 : 0)).build();
+    }
+
+    private static GaugeDataPointSnapshot gaugePoint(Labels labels, double value) {
+        return GaugeDataPointSnapshot.builder().labels(labels).value(value).build();
     }
 
     private static GaugeSnapshot gauge(String name, String help, long value) {
