@@ -1,0 +1,208 @@
+package org.jtarget.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Debian package that {@code ./dev package} builds ({@code packaging/build-deb}, run here on
+ * the jars this build made): what it holds and declares, its hardened systemd unit, and the daemon
+ * and initiator tool it installs, run from the unpacked tree ({@code dpkg-deb -x}) with no JDK in
+ * their environment, on the Java runtime the package brings.
+ */
+class PackageIT {
+
+    /** jdeps, jlink and dpkg-deb on a busy 2-core host take about a minute. */
+    private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(5);
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    /** The exposure score systemd-analyze security may give the unit at most (it said 7.6 as a root service). */
+    private static final double MAX_EXPOSURE = 2.5;
+    private static final String INSTALL_HOME = "usr/lib/jtarget";
+    private static final long MEMORY_LUN_BYTES = 64 * DaemonConfig.MIB;
+
+    @TempDir
+    static Path work;
+
+    /** The .deb built for this run. */
+    private static Path deb;
+    /** Where it is unpacked: the tree dpkg would install under /. */
+    private static Path root;
+
+    private DaemonProcess daemon;
+
+    @BeforeAll
+    static void buildAndUnpack() throws IOException {
+        ClientTool.require("dpkg-deb", "dpkg");
+        ClientTool.Result build = ClientTool.runOk(BUILD_TIMEOUT, null,
+                DaemonProcess.home().resolve("packaging/build-deb").toString(), work.resolve("dist").toString());
+        deb = Path.of(build.stdout().strip().lines().reduce((first, last) -> last).orElseThrow());
+        assertThat(deb).as(build.describe()).isRegularFile();
+        root = work.resolve("root");
+        dpkgDeb("-x", deb.toString(), root.toString());
+        makePathWithoutJava();
+    }
+
+    @AfterEach
+    void stopDaemon() {
+        DaemonProcess.stopCleanlyIfRunning(daemon);
+    }
+
+    @Test
+    void holdsTheRuntimeTheJarsTheLaunchersTheUnitAndTheConfig() {
+        String version = System.getProperty("jtarget.version");
+        assertThat(version).as("-Djtarget.version (set by failsafe)").isNotBlank();
+
+        String contents = dpkgDeb("-c", deb.toString()).stdout();
+
+        assertThat(contents)
+                .contains(" ./" + INSTALL_HOME + "/runtime/bin/java\n")
+                .contains(" ./" + INSTALL_HOME + "/lib/target-daemon-" + version + ".jar\n")
+                .contains(" ./" + INSTALL_HOME + "/lib/initiator-tools-" + version + ".jar\n")
+                .contains(" ./" + INSTALL_HOME + "/lib/netty-transport-native-epoll-")
+                .contains(" ./" + INSTALL_HOME + "/bin/jtargetd\n")
+                .contains(" ./usr/bin/jtargetd -> ../lib/jtarget/bin/jtargetd\n")
+                .contains(" ./usr/bin/jtarget-initiator -> ../lib/jtarget/bin/jtarget-initiator\n")
+                .contains(" ./lib/systemd/system/jtargetd.service\n")
+                .containsPattern("(?m)^-rw-r----- root/root .* \\./etc/jtarget/jtarget\\.yaml$")
+                .doesNotContain("/opt/");
+        assertThat(dpkgDeb("-f", deb.toString(), "Package", "Version", "Architecture").stdout())
+                .isEqualTo("Package: jtarget\nVersion: " + version.replace('-', '~') + "\nArchitecture: amd64\n");
+    }
+
+    @Test
+    void theConfigIsAConffileAndTheScriptsCreateTheUserWithoutStartingTheService() throws IOException {
+        Path control = work.resolve("control-" + System.nanoTime());
+        dpkgDeb("-e", deb.toString(), control.toString());
+
+        assertThat(Files.readString(control.resolve("conffiles"))).isEqualTo("/etc/jtarget/jtarget.yaml\n");
+        for (String script : List.of("postinst", "prerm", "postrm")) {
+            assertThat(control.resolve(script)).as(script).isExecutable();
+            ClientTool.runOk(TIMEOUT, null, "sh", "-n", control.resolve(script).toString());
+        }
+        String postinst = Files.readString(control.resolve("postinst"));
+        assertThat(postinst)
+                .as("the jtarget system user, made once")
+                .contains("getent passwd jtarget").contains("adduser --system --group")
+                .contains("systemctl --system daemon-reload")
+                .as("the service is left for the admin to enable and start")
+                .doesNotContainPattern("systemctl[^\\n]*\\b(enable|start|restart)\\b");
+        assertThat(dpkgDeb("-f", deb.toString(), "Depends").stdout()).contains("adduser");
+    }
+
+    @Test
+    void theShippedConfigIsForTheServiceAndStartsTheDaemon() throws IOException {
+        String shipped = Files.readString(root.resolve("etc/jtarget/jtarget.yaml"));
+        assertThat(shipped).contains("state-dir: /var/lib/jtarget\n").contains("listen: 0.0.0.0:3260\n")
+                .contains("path: /var/lib/jtarget/data/");
+
+        // The same file with its writable place and its port moved where a test may use them.
+        int port = DaemonProcess.freePort();
+        Path dir = Files.createDirectories(work.resolve("shipped-config"));
+        Path config = DaemonConfig.write(dir, shipped.replace("/var/lib/jtarget", dir.toString())
+                .replace("0.0.0.0:3260", DaemonProcess.HOST + ":" + port));
+        daemon = DaemonProcess.startLauncher(root.resolve("usr/bin/jtargetd"), config, port, withoutJdk());
+
+        assertThat(dir.resolve("data/disk0.img")).as("the file store it creates").isRegularFile();
+    }
+
+    @Test
+    void theUnitIsTheHardenedOneWithAnExposureOfAtMostTwoAndAHalf() throws IOException {
+        Path packaged = root.resolve("lib/systemd/system/jtargetd.service");
+        assertThat(Files.readString(packaged)).as("the package's unit is systemd/jtargetd.service")
+                .isEqualTo(Files.readString(DaemonProcess.home().resolve("systemd/jtargetd.service")));
+        ClientTool.require("systemd-analyze", "systemd");
+
+        // --offline: judge the file alone, without asking a running systemd (there may be none).
+        ClientTool.Result r = ClientTool.runOk(TIMEOUT, null, "systemd-analyze", "security", "--offline=true",
+                packaged.toString());
+
+        Matcher overall = Pattern.compile("Overall exposure level for jtargetd\\.service: (\\d+\\.\\d+)")
+                .matcher(r.stdout());
+        assertThat(overall.find()).as("an \"Overall exposure level\" line in\n" + r.describe()).isTrue();
+        assertThat(Double.parseDouble(overall.group(1)))
+                .as("systemd-analyze security exposure of jtargetd.service (at most %s)\n%s", MAX_EXPOSURE, r.stdout())
+                .isLessThanOrEqualTo(MAX_EXPOSURE);
+    }
+
+    @Test
+    void helpWorksWithoutAJdk() {
+        for (String launcher : List.of("jtargetd", "jtarget-initiator")) {
+            ClientTool.Result r = runPackaged(launcher, "--help");
+            assertThat(r.exitCode()).as(r.describe()).isZero();
+            assertThat(r.stdout()).as(r.describe()).startsWith("usage: " + launcher + " ");
+        }
+    }
+
+    @Test
+    void thePackagedDaemonOnItsOwnRuntimeServesAMemoryLunToInitiators() throws IOException {
+        ClientTool.require("iscsi-ls", "libiscsi-bin");
+        int port = DaemonProcess.freePort();
+        Path dir = Files.createDirectories(work.resolve("memory-lun"));
+        Path config = DaemonConfig.write(dir, "daemon: { state-dir: state }\n" + DaemonConfig.portalsYaml(port, 0) + """
+                backstores:
+                  - { name: ram0, type: memory, size: %dMiB }
+                targets:
+                  - iqn: %s
+                    portals: [default]
+                    luns:
+                      - { lun: 0, backstore: ram0 }
+                    acl: ["*"]
+                """.formatted(MEMORY_LUN_BYTES / DaemonConfig.MIB, DaemonConfig.IQN));
+
+        daemon = DaemonProcess.startLauncher(root.resolve("usr/bin/jtargetd"), config, port, withoutJdk());
+
+        assertThat(Path.of("/proc", Long.toString(daemon.pid()), "exe").toRealPath())
+                .as("the JVM serving is the package's runtime")
+                .isEqualTo(root.resolve(INSTALL_HOME + "/runtime/bin/java").toRealPath());
+        ClientTool.Result listing = ClientTool.runOk(TIMEOUT, daemon::describe, "iscsi-ls", "-s", daemon.portalUrl());
+        assertThat(listing.stdout()).as(listing.describe())
+                .containsPattern("(?m)^Target:" + Pattern.quote(DaemonConfig.IQN) + " Portal:127\\.0\\.0\\.1:" + port)
+                // iscsi-ls rounds the size from the last LBA down (63M here): readcap checks the exact one
+                .containsPattern("(?m)^Lun:0\\s+Type:DIRECT_ACCESS \\(Size:\\d+M\\)");
+        ClientTool.Result capacity = runPackaged("jtarget-initiator", "readcap", daemon.url(0));
+        assertThat(capacity.stdout()).as(capacity.describe()).contains("Bytes: " + MEMORY_LUN_BYTES);
+    }
+
+    /**
+     * An environment with no JDK in it: no JAVA_HOME, and a PATH of one folder holding only what
+     * the launchers run (this host's /usr/bin has a java of its own).
+     */
+    private static Map<String, String> withoutJdk() {
+        return Map.of("PATH", work.resolve("bin-without-java").toString());
+    }
+
+    private static void makePathWithoutJava() throws IOException {
+        Path bin = Files.createDirectories(work.resolve("bin-without-java"));
+        for (String program : List.of("bash", "dirname", "readlink")) {
+            Files.createSymbolicLink(bin.resolve(program), ClientTool.require(program,
+                    program.equals("bash") ? "bash" : "coreutils"));
+        }
+    }
+
+    /** Runs an installed launcher ({@code usr/bin/NAME} of the unpacked tree) in {@link #withoutJdk()}. */
+    private ClientTool.Result runPackaged(String name, String... args) {
+        List<String> command = new ArrayList<>(List.of("env", "-i", "PATH=" + withoutJdk().get("PATH"),
+                root.resolve("usr/bin/" + name).toString()));
+        command.addAll(List.of(args));
+        return ClientTool.run(TIMEOUT, daemon == null ? null : daemon::describe, command.toArray(String[]::new));
+    }
+
+    private static ClientTool.Result dpkgDeb(String... args) {
+        String[] command = new String[args.length + 1];
+        command[0] = "dpkg-deb";
+        System.arraycopy(args, 0, command, 1, args.length);
+        return ClientTool.runOk(TIMEOUT, null, command);
+    }
+}
