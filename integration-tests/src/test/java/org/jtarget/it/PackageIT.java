@@ -150,16 +150,9 @@ class PackageIT {
         ClientTool.require("iscsi-ls", "libiscsi-bin");
         int port = DaemonProcess.freePort();
         Path dir = Files.createDirectories(work.resolve("memory-lun"));
-        Path config = DaemonConfig.write(dir, "daemon: { state-dir: state }\n" + DaemonConfig.portalsYaml(port, 0) + """
-                backstores:
-                  - { name: ram0, type: memory, size: %dMiB }
-                targets:
-                  - iqn: %s
-                    portals: [default]
-                    luns:
-                      - { lun: 0, backstore: ram0 }
-                    acl: ["*"]
-                """.formatted(MEMORY_LUN_BYTES / DaemonConfig.MIB, DaemonConfig.IQN));
+        // The tests' standard config: LUN 0 in memory (the one checked), LUN 1 a small file store.
+        Path config = new DaemonConfig(port, 0, 0, MEMORY_LUN_BYTES, 16 * DaemonConfig.MIB, "data/file0.img")
+                .writeTo(dir);
 
         daemon = DaemonProcess.startLauncher(root.resolve("usr/bin/jtargetd"), config, port, withoutJdk());
 
@@ -171,7 +164,7 @@ class PackageIT {
                 .containsPattern("(?m)^Target:" + Pattern.quote(DaemonConfig.IQN) + " Portal:127\\.0\\.0\\.1:" + port)
                 // iscsi-ls rounds the size from the last LBA down (63M here): readcap checks the exact one
                 .containsPattern("(?m)^Lun:0\\s+Type:DIRECT_ACCESS \\(Size:\\d+M\\)");
-        ClientTool.Result capacity = runPackaged("jtarget-initiator", "readcap", daemon.url(0));
+        ClientTool.Result capacity = runPackaged("jtarget-initiator", "readcap", daemon.url(DaemonConfig.MEMORY_LUN));
         assertThat(capacity.stdout()).as(capacity.describe()).contains("Bytes: " + MEMORY_LUN_BYTES);
     }
 
