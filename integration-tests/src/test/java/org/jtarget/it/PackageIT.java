@@ -39,6 +39,8 @@ class PackageIT {
     private static Path deb;
     /** Where it is unpacked: the tree dpkg would install under /. */
     private static Path root;
+    /** Its control files (dpkg-deb -e): control, conffiles, the maintainer scripts. */
+    private static Path control;
 
     private DaemonProcess daemon;
 
@@ -51,6 +53,8 @@ class PackageIT {
         assertThat(deb).as(build.describe()).isRegularFile();
         root = work.resolve("root");
         dpkgDeb("-x", deb.toString(), root.toString());
+        control = work.resolve("control");
+        dpkgDeb("-e", deb.toString(), control.toString());
         makePathWithoutJava();
     }
 
@@ -82,23 +86,58 @@ class PackageIT {
     }
 
     @Test
-    void theConfigIsAConffileAndTheScriptsCreateTheUserWithoutStartingTheService() throws IOException {
-        Path control = work.resolve("control-" + System.nanoTime());
-        dpkgDeb("-e", deb.toString(), control.toString());
-
+    void theConfigIsAConffileAndNoMaintainerScriptEnablesOrStartsTheService() throws IOException {
         assertThat(Files.readString(control.resolve("conffiles"))).isEqualTo("/etc/jtarget/jtarget.yaml\n");
         for (String script : List.of("postinst", "prerm", "postrm")) {
             assertThat(control.resolve(script)).as(script).isExecutable();
             ClientTool.runOk(TIMEOUT, null, "sh", "-n", control.resolve(script).toString());
+            assertThat(Files.readString(control.resolve(script))).as(script + ": the admin enables and starts it")
+                    .doesNotContainPattern("systemctl[^\\n]*\\b(enable|start|restart)\\b");
         }
-        String postinst = Files.readString(control.resolve("postinst"));
-        assertThat(postinst)
-                .as("the jtarget system user, made once")
-                .contains("getent passwd jtarget").contains("adduser --system --group")
-                .contains("systemctl --system daemon-reload")
-                .as("the service is left for the admin to enable and start")
-                .doesNotContainPattern("systemctl[^\\n]*\\b(enable|start|restart)\\b");
-        assertThat(dpkgDeb("-f", deb.toString(), "Depends").stdout()).contains("adduser");
+        assertThat(dpkgDeb("-f", deb.toString(), "Depends").stdout()).as("postinst runs adduser").contains("adduser");
+    }
+
+    /**
+     * The package's postinst run twice (install, then upgrade) with the commands it calls
+     * replaced by stand-ins that log their arguments and keep a user list, so that nothing on this
+     * host changes: the user is created once, the config handed to its group, systemd reloaded
+     * when it runs (as on this host or not), never anything enabled or started.
+     */
+    @Test
+    void postinstCreatesTheUserOnceAndNeverStartsTheService() throws IOException {
+        Path stubs = Files.createDirectories(work.resolve("postinst-stubs"));
+        Path calls = stubs.resolve("calls");
+        Path users = stubs.resolve("users");
+        Files.writeString(users, "root\n");
+        stub(stubs, "getent", "[ \"$1\" = passwd ] && grep -qx \"$2\" " + users + " || exit 2");
+        stub(stubs, "adduser", "echo \"adduser $*\" >> " + calls + "; for a; do last=$a; done; echo \"$last\" >> " + users);
+        stub(stubs, "chgrp", "echo \"chgrp $*\" >> " + calls);
+        stub(stubs, "systemctl", "echo \"systemctl $*\" >> " + calls);
+        String path = "PATH=" + stubs + ":/usr/bin:/bin";
+        String postinst = control.resolve("postinst").toString();
+
+        ClientTool.runOk(TIMEOUT, null, "env", "-i", path, postinst, "configure", "");
+        ClientTool.runOk(TIMEOUT, null, "env", "-i", path, postinst, "configure", "0.1.0");
+
+        List<String> expected = new ArrayList<>();
+        for (int run = 0; run < 2; run++) {
+            if (run == 0) {
+                expected.add("adduser --system --group --no-create-home --home /var/lib/jtarget "
+                        + "--gecos jtarget SCSI target daemon jtarget");
+            }
+            expected.add("chgrp jtarget /etc/jtarget/jtarget.yaml");
+            if (Files.isDirectory(Path.of("/run/systemd/system"))) {
+                expected.add("systemctl --system daemon-reload");
+            }
+        }
+        assertThat(Files.readAllLines(calls)).as("what postinst ran, install then upgrade").isEqualTo(expected);
+    }
+
+    /** An executable {@code dir/name}: a /bin/sh script of {@code body}. */
+    private static void stub(Path dir, String name, String body) throws IOException {
+        Path script = dir.resolve(name);
+        Files.writeString(script, "#!/bin/sh\n" + body + "\n");
+        script.toFile().setExecutable(true);
     }
 
     @Test
