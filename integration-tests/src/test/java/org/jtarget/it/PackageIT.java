@@ -27,6 +27,8 @@ class PackageIT {
     /** jdeps, jlink and dpkg-deb on a busy 2-core host take about a minute. */
     private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(5);
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    /** A container boot; the first run also debootstraps its root file system (about 3 minutes). */
+    private static final Duration BOOT_TIMEOUT = Duration.ofMinutes(10);
     /** The exposure score systemd-analyze security may give the unit at most (it said 7.6 as a root service). */
     private static final double MAX_EXPOSURE = 2.5;
     private static final String INSTALL_HOME = "usr/lib/jtarget";
@@ -173,6 +175,32 @@ class PackageIT {
         assertThat(Double.parseDouble(overall.group(1)))
                 .as("systemd-analyze security exposure of jtargetd.service (at most %s)\n%s", MAX_EXPOSURE, r.stdout())
                 .isLessThanOrEqualTo(MAX_EXPOSURE);
+    }
+
+    /**
+     * The package under a real systemd ({@code integration-tests/nspawn/boot-service}: a Debian
+     * container with systemd as PID 1): installed with dpkg -i, its shipped config opened to any
+     * initiator, the unit started at boot, reloaded and stopped by systemd.
+     */
+    @Test
+    void underSystemdTheUnitRunsTheDaemonAsJtargetWithTwoCapabilitiesAndServesTheShippedConfig() {
+        ClientTool.require("systemd-nspawn", "systemd-container");
+        ClientTool.require("debootstrap", "debootstrap");
+
+        ClientTool.Result r = ClientTool.runOk(BOOT_TIMEOUT, null,
+                DaemonProcess.home().resolve("integration-tests/nspawn/boot-service").toString(), deb.toString());
+
+        assertThat(r.stdout()).as(r.describe())
+                .contains("ActiveState=active\n").contains("StatusText=serving 1 target(s) on 1 portal(s)\n")
+                .contains("NRestarts=0\n")
+                .contains("User=jtarget\n")
+                // CAP_NET_BIND_SERVICE (bit 10) and CAP_IPC_LOCK (bit 14), nothing else
+                .contains("CapEff:\t0000000000004400\n")
+                .contains("Exe=/usr/lib/jtarget/runtime/bin/java\n")
+                .contains("pinned arena 64MiB (pinned)")
+                .containsPattern("(?m)^Lun:0\\s+Type:DIRECT_ACCESS")
+                .contains("Reload=ok\n").contains("AfterReloadActiveState=active\n")
+                .contains("AfterStopResult=success\n").contains("AfterStopExecMainStatus=0\n");
     }
 
     @Test
