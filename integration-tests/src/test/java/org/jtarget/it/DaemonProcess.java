@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -109,6 +110,18 @@ public final class DaemonProcess implements AutoCloseable {
         return d;
     }
 
+    /**
+     * {@link #start(Path, int)} of another launcher than the checkout's, e.g. an installed package's
+     * {@code usr/bin/jtargetd}, with {@code environment} as its whole environment (nothing inherited
+     * from the test JVM: no JAVA_HOME, the PATH given).
+     */
+    public static DaemonProcess startLauncher(Path launcher, Path config, int port, Map<String, String> environment) {
+        DaemonProcess d = launch(launcher, config.toAbsolutePath().getParent(), config, port, LEAK_DETECTION,
+                READY_LINE, List.of(), List.of("--config", config.toAbsolutePath().toString()), environment);
+        d.awaitListening();
+        return d;
+    }
+
     /** {@link #launch(Path, int)} with Netty's leak detector at {@code leakDetection} (e.g. "paranoid"). */
     public static DaemonProcess launch(Path config, int port, String leakDetection) {
         return launch(config, port, leakDetection, new String[0]);
@@ -126,27 +139,28 @@ public final class DaemonProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        DaemonProcess w = launch(d, d.resolve("witness.state"), port, LEAK_DETECTION, WITNESS_READY_LINE, List.of(),
-                List.of("--witness", "--listen", HOST + ":" + port, "--state-dir", d.toString()));
+        DaemonProcess w = launch(jtargetd(), d, d.resolve("witness.state"), port, LEAK_DETECTION, WITNESS_READY_LINE,
+                List.of(), List.of("--witness", "--listen", HOST + ":" + port, "--state-dir", d.toString()), null);
         w.awaitListening();
         return w;
     }
 
     private static DaemonProcess launch(Path config, int port, String leakDetection, String... prefix) {
-        return launch(config.toAbsolutePath().getParent(), config, port, leakDetection, READY_LINE, List.of(prefix),
-                List.of("--config", config.toAbsolutePath().toString()));
+        return launch(jtargetd(), config.toAbsolutePath().getParent(), config, port, leakDetection, READY_LINE,
+                List.of(prefix), List.of("--config", config.toAbsolutePath().toString()), null);
     }
 
     /**
-     * Runs {@code prefix} jtargetd {@code args} in {@code dir}, its output appended to the logs there.
+     * Runs {@code prefix} {@code script} {@code args} in {@code dir}, its output appended to the logs there.
      *
-     * @param config what {@link #describe()} shows as the configuration
+     * @param config      what {@link #describe()} shows as the configuration
+     * @param environment the process's whole environment, or null to inherit the test JVM's
      */
-    private static DaemonProcess launch(Path dir, Path config, int port, String leakDetection, String readyLine,
-                                        List<String> prefix, List<String> args) {
+    private static DaemonProcess launch(Path script, Path dir, Path config, int port, String leakDetection,
+                                        String readyLine, List<String> prefix, List<String> args,
+                                        Map<String, String> environment) {
         Path out = dir.resolve("daemon.log");
         Path err = dir.resolve("daemon.err");
-        Path script = jtargetd();
         List<String> command = new ArrayList<>(prefix);
         command.add(script.toString());
         command.addAll(args);
@@ -155,6 +169,10 @@ public final class DaemonProcess implements AutoCloseable {
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
                 .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
+        if (environment != null) {
+            pb.environment().clear();
+            pb.environment().putAll(environment);
+        }
         // DESIGN 4.1: tests track buffers; a leak report in the log fails stopCleanly()
         pb.environment().merge("JTARGET_JAVA_OPTS", "-Dio.netty.leakDetection.level=" + leakDetection,
                 (mine, theirs) -> theirs + " " + mine);
