@@ -389,6 +389,12 @@ final class LinkConnection {
     private void completed(WorkCompletion wc) {
         long kind = wc.wrId & KIND_MASK;
         int index = (int) (wc.wrId & 0xffffffffL);
+        if (wc.status == WorkCompletionStatus.WR_FLUSH_ERR) {
+            // the queue pair went to ERROR (the peer's end closed or the transport failed): the
+            // flushed requests are a consequence, the closed connection is the news
+            fail("the connection closed (transport error or the peer's end went away)");
+            return;
+        }
         if (wc.status != WorkCompletionStatus.SUCCESS) {
             fail((kind == RECEIVE ? "receive" : "send") + " completed " + wc.status);
             return;
