@@ -45,6 +45,11 @@ public interface DaemonRuntime {
     default void switchover() {
     }
 
+    /** What is served now (the management API), or null when not started or already stopped. */
+    default RuntimeState state() {
+        return null;
+    }
+
     /**
      * Applies {@code next} to the running daemon (SIGHUP). A change it cannot apply live is a
      * {@link ConfigException} naming the key, and then nothing has changed.

@@ -130,7 +130,7 @@ public final class TargetRuntime implements DaemonRuntime {
 
     private void startMetrics() throws ConfigException {
         org.jtarget.config.ManagementConfig m = config.management();
-        if (m == null) {
+        if (m == null || !m.hasHttp()) {
             return;
         }
         if (!m.metrics()) {
@@ -243,6 +243,15 @@ public final class TargetRuntime implements DaemonRuntime {
         if (before.targets().size() != next.targets().size()) {
             LOG.info("jtargetd now serves {} target(s)", registry.targets().size());
         }
+    }
+
+    @Override
+    public synchronized RuntimeState state() {
+        if (registry == null) {
+            return null;
+        }
+        return new RuntimeState(config, registry, stores.all(), fabric == null ? null : fabric.sessionRegistry(),
+                ha == null ? null : ha.describe());
     }
 
     /** The live targets (tests). */

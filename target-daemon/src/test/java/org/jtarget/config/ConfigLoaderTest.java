@@ -529,6 +529,25 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theManagementApiListensOnASocketAndOnHttpOnlyWithAToken() throws Exception {
+        ManagementConfig socketOnly = load(PORTALS + "management: { socket: api.sock }\n").management();
+        assertThat(socketOnly.socket()).as("relative to the config's folder").isEqualTo(dir.resolve("api.sock"));
+        assertThat(socketOnly.hasHttp()).isFalse();
+        assertThat(socketOnly.apiToken()).isNull();
+        java.nio.file.Files.writeString(dir.resolve("token"), "s3cret-token\n");
+        ManagementConfig both = load(PORTALS + "management: { socket: /run/x.sock, http: \"127.0.0.1:9180\","
+                + " token-file: token }\n").management();
+        assertThat(both.apiToken()).isEqualTo("s3cret-token");
+        assertThat(both.toString()).doesNotContain("s3cret-token");
+        assertThatThrownBy(() -> load(PORTALS + "management: { socket: /run/x.sock, metrics: true }\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("management.metrics: ");
+        assertThatThrownBy(() -> load(PORTALS + "management: { socket: /run/x.sock, token-file: token }\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("management.token-file: ");
+        assertThatThrownBy(() -> load(PORTALS + "management: { http: \"127.0.0.1:9180\", token-file: nowhere }\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("management.token-file: no such file");
+    }
+
+    @Test
     void mutualSecretMustDiffer() {
         assertError(PORTALS + "targets:\n  - { iqn: iqn.2026-11.org.jtarget:x, portals: [default], acl: ['*'],"
                         + " chap: { user: u, secret: 0123456789ab, mutual-user: t, mutual-secret: 0123456789ab } }\n",

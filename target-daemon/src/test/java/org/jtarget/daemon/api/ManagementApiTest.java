@@ -1,0 +1,230 @@
+package org.jtarget.daemon.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.jtarget.config.ConfigLoader;
+import org.jtarget.daemon.JtargetDaemon;
+import org.jtarget.daemon.RawIscsiClient;
+import org.jtarget.daemon.TargetRuntime;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every route of {@code /api/v1} on a started runtime (memory stores, one iSCSI portal), through
+ * the Unix socket as {@code jtargetctl} reaches it: what each resource shows, a session listed and
+ * ended, a reload applied and one refused, and the refusals' codes.
+ */
+class ManagementApiTest {
+
+    static final String T = "iqn.2026-11.org.jtarget:api";
+    static final String INITIATOR = "iqn.2026-11.org.jtarget:api-initiator";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    private Path configFile;
+    private int port;
+    private TargetRuntime runtime;
+    private ManagementServer server;
+    private ApiClient client;
+
+    /** The test's config: two memory stores, target T with LUN 0 (ram0) and {@code extraLuns}, CHAP. */
+    static String yaml(int port, Path socket, String extraLuns) {
+        return """
+                daemon: { buffer-pool: { pinned-size: 0 } }
+                portals:
+                  - { name: default, listen: "127.0.0.1:%d" }
+                backstores:
+                  - { name: ram0, type: memory, size: 1MiB }
+                  - { name: ram1, type: memory, size: 2MiB, block-size: 4096 }
+                targets:
+                  - iqn: %s
+                    portals: [default]
+                    acl: [ { initiator: %s, read-only-luns: [0] } ]
+                    luns: [ {lun: 0, backstore: ram0}%s ]
+                management: { socket: %s }
+                """.formatted(port, T, INITIATOR, extraLuns, socket);
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Path socket = dir.resolve("api.sock");
+        configFile = Files.writeString(dir.resolve("jtarget.yaml"), yaml(port, socket, ""));
+        var config = ConfigLoader.load(configFile);
+        runtime = new TargetRuntime(config);
+        runtime.start();
+        server = ManagementServer.start(config.management(), new ManagedDaemon(runtime, configFile, Instant.now(),
+                () -> JtargetDaemon.reload(runtime, configFile)));
+        client = ApiClient.unix(socket);
+    }
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+        if (runtime != null) {
+            runtime.stop(Duration.ofSeconds(5));
+        }
+    }
+
+    private JsonNode get(String path) throws IOException {
+        ApiClient.Response r = client.get(path);
+        assertThat(r.status()).as(path + ": " + r.body()).isEqualTo(200);
+        return JSON.readTree(r.body());
+    }
+
+    private JsonNode refused(String method, String path, int status, String code) throws IOException {
+        ApiClient.Response r = client.send(method, path, null);
+        JsonNode error = JSON.readTree(r.body());
+        assertThat(r.status()).as(r.body()).isEqualTo(status);
+        assertThat(error.get("code").asText()).isEqualTo(code);
+        assertThat(error.get("message").asText()).isNotBlank();
+        return error;
+    }
+
+    @Test
+    void theSocketIsTheServiceUsersOnlyAndGoesAwayOnClose() throws Exception {
+        Path socket = dir.resolve("api.sock");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket))).isEqualTo("rw-------");
+        server.close();
+        server = null;
+        assertThat(socket).doesNotExist();
+    }
+
+    @Test
+    void theDaemonResourceTellsPidStateAndUptime() throws Exception {
+        JsonNode d = get("daemon");
+        assertThat(d.get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
+        assertThat(d.get("state").asText()).isEqualTo("running");
+        assertThat(d.get("uptimeSeconds").asLong()).isNotNegative();
+        assertThat(d.get("configFile").asText()).isEqualTo(configFile.toString());
+        assertThat(d.get("version").asText()).isNotBlank();
+        assertThat(d.get("summary").asText()).isEqualTo("serving 1 target(s) on 1 portal(s)");
+    }
+
+    @Test
+    void portalsBackstoresTargetsLunsAclAluaAndHaShowTheRunningConfig() throws Exception {
+        JsonNode portal = get("portals").get(0);
+        assertThat(portal.get("name").asText()).isEqualTo("default");
+        assertThat(portal.get("listen").asText()).isEqualTo("127.0.0.1:" + port);
+        assertThat(portal.get("transport").asText()).isEqualTo("tcp");
+
+        JsonNode stores = get("backstores");
+        assertThat(stores).hasSize(2);
+        assertThat(stores.get(1).get("name").asText()).isEqualTo("ram1");
+        assertThat(stores.get(1).get("type").asText()).isEqualTo("memory");
+        assertThat(stores.get(1).get("sizeBytes").asLong()).isEqualTo(2L << 20);
+        assertThat(stores.get(1).get("blockSize").asInt()).isEqualTo(4096);
+
+        JsonNode target = get("targets").get(0);
+        assertThat(target.get("iqn").asText()).isEqualTo(T);
+        assertThat(target.get("luns").asInt()).isEqualTo(1);
+        assertThat(target.get("sessions").asInt()).isZero();
+
+        JsonNode lun = get("targets/" + T + "/luns").get(0);
+        assertThat(lun.get("lun").asInt()).isZero();
+        assertThat(lun.get("backstore").asText()).isEqualTo("ram0");
+        assertThat(lun.get("sizeBytes").asLong()).isEqualTo(1L << 20);
+        assertThat(lun.get("medium").asText()).isEqualTo("ready");
+
+        JsonNode acl = get("targets/" + T + "/acl").get(0);
+        assertThat(acl.get("initiator").asText()).isEqualTo(INITIATOR);
+        assertThat(acl.get("readOnlyLuns").toString()).isEqualTo("[0]");
+
+        JsonNode group = get("alua").get(0).get("groups").get(0);
+        assertThat(group.get("id").asInt()).isEqualTo(1);
+        assertThat(group.get("state").asText()).isEqualTo("active-optimized");
+
+        assertThat(get("ha").get("configured").asBoolean()).isFalse();
+    }
+
+    @Test
+    void theConfigIsTheEffectiveOneWithSecretsHidden() throws Exception {
+        server.close();
+        runtime.stop(Duration.ofSeconds(5));
+        Path socket = dir.resolve("api.sock");
+        Files.writeString(configFile, yaml(port, socket, "").replace("    luns: [", "    chap: { user: u, secret: "
+                + "0123456789abcdef }\n    luns: ["));
+        var config = ConfigLoader.load(configFile);
+        runtime = new TargetRuntime(config);
+        runtime.start();
+        server = ManagementServer.start(config.management(), new ManagedDaemon(runtime, configFile, Instant.now(),
+                () -> null));
+        JsonNode c = get("config");
+        assertThat(c.get("targets").get(0).get("chap").get("user").asText()).isEqualTo("u");
+        assertThat(c.get("targets").get(0).get("chap").get("secret").asText()).isEqualTo("(hidden)");
+        assertThat(c.toString()).doesNotContain("0123456789abcdef");
+        assertThat(c.get("management").get("socket").asText()).isEqualTo(socket.toString());
+        assertThat(c.get("daemon").get("eventLoopThreads").asInt()).as("defaults filled in").isPositive();
+    }
+
+    @Test
+    void aSessionIsListedWithItsConnectionAndEndedOnRequest() throws Exception {
+        try (RawIscsiClient initiator = new RawIscsiClient(new InetSocketAddress("127.0.0.1", port))) {
+            initiator.login(INITIATOR, T);
+            JsonNode sessions = get("sessions");
+            assertThat(sessions).hasSize(1);
+            JsonNode s = sessions.get(0);
+            assertThat(s.get("initiator").asText()).isEqualTo(INITIATOR);
+            assertThat(s.get("target").asText()).isEqualTo(T);
+            assertThat(s.get("isid").asText()).isEqualTo("0x800013370001");
+            assertThat(s.get("connections").get(0).get("peer").asText()).contains("127.0.0.1");
+            assertThat(s.get("parameters").get("HeaderDigest").asText()).isEqualTo("None");
+            assertThat(get("targets").get(0).get("sessions").asInt()).isEqualTo(1);
+
+            ApiClient.Response kicked = client.send("DELETE", "sessions/" + s.get("id").asInt(), null);
+            assertThat(kicked.status()).as(kicked.body()).isEqualTo(200);
+            assertThat(JSON.readTree(kicked.body()).get("ended").asText())
+                    .as("this initiator ignores the logout request: closed after the grace").isEqualTo("closed");
+            assertThat(get("sessions")).isEmpty();
+        }
+    }
+
+    @Test
+    void reloadAppliesTheEditedFileAndABadOneChangesNothing() throws Exception {
+        Path socket = dir.resolve("api.sock");
+        Files.writeString(configFile, yaml(port, socket, ", {lun: 1, backstore: ram1}"));
+        ApiClient.Response applied = client.send("POST", "reload", null);
+        assertThat(applied.status()).as(applied.body()).isEqualTo(200);
+        assertThat(get("targets/" + T + "/luns")).hasSize(2);
+
+        Files.writeString(configFile, yaml(port, socket, "").replace("size: 1MiB", "size: lots"));
+        JsonNode error = refused("POST", "reload", 409, "reload-refused");
+        assertThat(error.get("message").asText()).contains("backstores[0].size");
+        assertThat(get("targets/" + T + "/luns")).as("nothing changed").hasSize(2);
+    }
+
+    @Test
+    void refusalsAreJsonWithAStableCode() throws Exception {
+        refused("GET", "nothing-here", 404, "not-found");
+        refused("PUT", "sessions", 405, "method-not-allowed");
+        refused("GET", "targets/iqn.2026-11.org.jtarget:nowhere/luns", 404, "not-found");
+        refused("DELETE", "sessions/x", 400, "bad-session-id");
+        refused("DELETE", "sessions/4242", 404, "not-found");
+    }
+
+    @Test
+    void theOpenApiDocumentIsServed() throws Exception {
+        ApiClient.Response r = client.get("openapi.yaml");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.body()).startsWith("openapi: 3.");
+    }
+}
