@@ -150,6 +150,32 @@ class JtargetctlTest {
     }
 
     @Test
+    void overTcpWithTheTokenFile() throws Exception {
+        stop();
+        int http;
+        try (ServerSocket s = new ServerSocket(0)) {
+            http = s.getLocalPort();
+        }
+        Path token = Files.writeString(dir.resolve("token"), "ctl-test-token\n");
+        Files.writeString(configFile, yaml("[ {lun: 0, backstore: ram0} ]").replaceAll("management: .*\n",
+                "management: { http: \"127.0.0.1:" + http + "\", token-file: token }\n"));
+        var config = ConfigLoader.load(configFile);
+        runtime = new TargetRuntime(config);
+        runtime.start();
+        server = ManagementServer.start(config.management(), new ManagedDaemon(runtime, configFile, Instant.now(),
+                () -> null));
+
+        assertThat(run("status", "--http", "127.0.0.1:" + http, "--token-file", token.toString())).isZero();
+        assertThat(out.toString()).contains("serving: serving 1 target(s)");
+        Path wrong = Files.writeString(dir.resolve("wrong"), "not-the-token\n");
+        assertThat(run("status", "--http", "127.0.0.1:" + http, "--token-file", wrong.toString()))
+                .isEqualTo(Jtargetctl.EXIT_REFUSED);
+        assertThat(err.toString()).contains("(unauthorized)");
+        assertThat(run("status", "--http", "127.0.0.1:" + http)).as("no token file").isEqualTo(2);
+        assertThat(err.toString()).contains("--http needs --token-file");
+    }
+
+    @Test
     void anAbsentDaemonIsExitThree() {
         socket = dir.resolve("nobody-here.sock");
         assertThat(run("status")).isEqualTo(Jtargetctl.EXIT_UNREACHABLE);

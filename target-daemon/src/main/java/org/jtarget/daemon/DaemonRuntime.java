@@ -45,6 +45,13 @@ public interface DaemonRuntime {
     default void switchover() {
     }
 
+    /**
+     * Sets the handler of {@code /api/} on the TCP management listener (the launcher, once the API
+     * exists; null when it closes). Runtimes without such a listener ignore it.
+     */
+    default void serveApiOverHttp(com.sun.net.httpserver.HttpHandler api) {
+    }
+
     /** What is served now (the management API), or null when not started or already stopped. */
     default RuntimeState state() {
         return null;

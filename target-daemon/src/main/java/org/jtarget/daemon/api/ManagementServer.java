@@ -16,34 +16,48 @@ public final class ManagementServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ManagementServer.class);
 
     private final ManagementApi api;
+    private final ManagedDaemon daemon;
     private final UnixSocketListener socket;
 
-    private ManagementServer(ManagementApi api, UnixSocketListener socket) {
+    private ManagementServer(ManagementApi api, ManagedDaemon daemon, UnixSocketListener socket) {
         this.api = api;
+        this.daemon = daemon;
         this.socket = socket;
     }
 
     /**
-     * Starts what {@code config} asks for, or returns null when it asks for no API. A socket that
-     * cannot be bound is a {@link ConfigException} naming {@code management.socket}.
+     * Starts what {@code config} asks for: the API on {@code management.socket}, and on
+     * {@code management.http} when a token file is given. Returns null when it asks for neither.
+     * A socket that cannot be bound is a {@link ConfigException} naming {@code management.socket}.
      */
     public static ManagementServer start(ManagementConfig config, ManagedDaemon daemon) throws ConfigException {
-        if (config == null || config.socket() == null) {
+        boolean overHttp = config != null && config.hasHttp() && config.apiToken() != null;
+        if (config == null || (config.socket() == null && !overHttp)) {
             return null;
         }
         ManagementApi api = new ManagementApi(daemon);
-        try {
-            return new ManagementServer(api, UnixSocketListener.start(config.socket(), api));
-        } catch (IOException e) {
-            api.close();
-            throw new ConfigException(daemon.configFile().toString(), "management.socket",
-                    "cannot listen on " + config.socket() + ": " + e.getMessage(), e);
+        UnixSocketListener socket = null;
+        if (config.socket() != null) {
+            try {
+                socket = UnixSocketListener.start(config.socket(), api);
+            } catch (IOException e) {
+                api.close();
+                throw new ConfigException(daemon.configFile().toString(), "management.socket",
+                        "cannot listen on " + config.socket() + ": " + e.getMessage(), e);
+            }
         }
+        if (overHttp) {
+            daemon.runtime().serveApiOverHttp(new TokenHttpHandler(api, config.apiToken()));
+        }
+        return new ManagementServer(api, daemon, socket);
     }
 
     @Override
     public void close() {
-        socket.close();
+        daemon.runtime().serveApiOverHttp(null);
+        if (socket != null) {
+            socket.close();
+        }
         api.close();
         LOG.info("management API closed");
     }
