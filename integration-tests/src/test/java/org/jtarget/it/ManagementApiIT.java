@@ -77,7 +77,7 @@ class ManagementApiIT {
                 assertThat(session.get("initiator").asText()).isEqualTo(INITIATOR);
                 assertThat(session.get("target").asText()).isEqualTo(DaemonConfig.IQN);
                 assertThat(session.get("tsih").asInt()).isEqualTo(initiator.tsih());
-                assertThat(session.get("connections").get(0).get("peer").asText()).contains(DaemonProcess.HOST);
+                assertThat(session.get("connections").get(0).get("peer").asText()).startsWith(DaemonProcess.HOST + ":");
 
                 ClientTool.Result kill = ctl("session", "kill", session.get("id").asText());
                 assertThat(kill.exitCode()).as(kill.describe()).isZero();

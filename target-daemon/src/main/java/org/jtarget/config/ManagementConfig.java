@@ -23,7 +23,7 @@ import java.nio.file.Path;
  */
 public record ManagementConfig(String httpHost, int httpPort, boolean metrics, Path socket, String apiToken) {
 
-    /** The socket a packaged service uses ({@code systemd/jtargetd.service} creates its folder). */
+    /** The socket a packaged service uses (its unit's {@code RuntimeDirectory=jtarget} makes the folder). */
     public static final String DEFAULT_SOCKET = "/run/jtarget/jtarget.sock";
 
     private static final java.util.Set<String> KEYS = ConfigNode.keys("http", "metrics", "socket", "token-file");

@@ -150,8 +150,8 @@ public final class IscsiSession {
             loop.execute(() -> {
                 List<ConnectionInfo> all = new ArrayList<>(connections.size());
                 for (IscsiConnection c : connections) {
-                    all.add(new ConnectionInfo(c.cid(), String.valueOf(c.transport().remoteAddress()),
-                            String.valueOf(c.transport().localAddress())));
+                    all.add(new ConnectionInfo(c.cid(), hostPort(c.transport().remoteAddress()),
+                            hostPort(c.transport().localAddress())));
                 }
                 answer.complete(all);
             });
@@ -159,6 +159,15 @@ public final class IscsiSession {
             answer.complete(List.of()); // the loop is shutting down: the session's connections are going
         }
         return answer;
+    }
+
+    /** "host:port" ("[v6]:port") for an IP address, without InetSocketAddress's "/" in front. */
+    private static String hostPort(java.net.SocketAddress address) {
+        if (address instanceof java.net.InetSocketAddress ip && ip.getAddress() != null) {
+            String host = ip.getAddress().getHostAddress();
+            return (host.contains(":") ? "[" + host + "]" : host) + ":" + ip.getPort();
+        }
+        return String.valueOf(address);
     }
 
     /** Asks every connection's initiator to log out (RFC 7143 11.9.1, AsyncEvent 1). */
