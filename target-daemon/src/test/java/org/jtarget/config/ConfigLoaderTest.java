@@ -93,6 +93,20 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theShippedManagementExampleIsValidWhenUncommented() throws Exception {
+        String shipped = Files.readString(Path.of("..", "conf", "jtarget.yaml"));
+        int start = shipped.indexOf("\n# management:\n");
+        int end = shipped.indexOf("\n\n", start);
+        assertThat(start).isPositive();
+        String block = shipped.substring(start + 1, end + 1).replaceAll("(?m)^# ?", "");
+        Files.writeString(dir.resolve("api-token"), "token\n");
+        ManagementConfig m = load(shipped.substring(0, start + 1) + block + shipped.substring(end + 1)).management();
+        assertThat(m.socket()).isEqualTo(Path.of(ManagementConfig.DEFAULT_SOCKET));
+        assertThat(m.metrics()).isTrue();
+        assertThat(m.apiToken()).isEqualTo("token");
+    }
+
+    @Test
     void readsDaemonSettingsAndPortalOptions() throws Exception {
         JtargetConfig c = load("""
                 daemon: { state-dir: /var/lib/jtarget, event-loop-threads: 3, io-threads-per-lun: 2, shutdown-timeout: 5 }
