@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.jtarget.config.ManagementConfig;
 import org.jtarget.daemon.api.ApiClient;
+import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -27,8 +28,7 @@ import java.nio.file.Path;
  */
 @Command(name = "jtargetctl", mixinStandardHelpOptions = true, versionProvider = Jtargetctl.Version.class,
         description = "Manage a running jtargetd through its management API.",
-        subcommands = {StatusCommand.class, LsCommand.class, SessionCommand.class, ReloadCommand.class,
-            CompletionCommand.class},
+        subcommands = {LsCommand.class, SessionCommand.class},
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:done", "1:the daemon refused (its message on stderr)", "2:usage",
             "3:the daemon could not be reached"})
@@ -87,6 +87,49 @@ public final class Jtargetctl {
             super(message, null, false, false);
             this.code = code;
         }
+    }
+
+    @Command(name = "status", description = "Show the daemon's state: version, pid, uptime, what it serves.")
+    int status() throws IOException, Refused {
+        JsonNode d = call("GET", "daemon");
+        print(d, out -> {
+            out.println("jtargetd " + d.path("version").asText() + ", pid " + d.path("pid").asLong() + ", "
+                    + d.path("state").asText() + " for " + uptime(d.path("uptimeSeconds").asLong()));
+            out.println("config:  " + d.path("configFile").asText());
+            out.println("serving: " + d.path("summary").asText("-"));
+            if (d.hasNonNull("ha")) {
+                out.println("ha:      " + d.path("ha").asText());
+            }
+        });
+        return 0;
+    }
+
+    /** 3d 4h 5m, 4h 5m 6s, 5m 6s or 6s. */
+    static String uptime(long seconds) {
+        long d = seconds / 86400;
+        long h = seconds / 3600 % 24;
+        long m = seconds / 60 % 60;
+        long s = seconds % 60;
+        return d > 0 ? d + "d " + h + "h " + m + "m" : h > 0 ? h + "h " + m + "m " + s + "s" : m > 0 ? m + "m " + s + "s"
+                : s + "s";
+    }
+
+    @Command(name = "reload", description = {"Make the daemon read its config file again and apply it (as SIGHUP does).",
+        "A bad file, or a change that needs a restart, changes nothing: the daemon's message names the key."})
+    int reload() throws IOException, Refused {
+        JsonNode r = call("POST", "reload");
+        print(r, out -> out.println("reloaded " + r.path("configFile").asText() + ": " + r.path("targets").asInt()
+                + " target(s)"));
+        return 0;
+    }
+
+    @Command(name = "completion", description = {"Print a bash completion script for jtargetctl.",
+        "Use: source <(jtargetctl completion)   or save it as /etc/bash_completion.d/jtargetctl"})
+    int completion() {
+        PrintWriter out = spec.commandLine().getOut();
+        out.print(AutoComplete.bash("jtargetctl", spec.commandLine()));
+        out.flush();
+        return 0;
     }
 
     /** Sends one request and returns the answer's JSON; a refusal is thrown with the daemon's words. */

@@ -8,22 +8,17 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 
 /**
- * The management API as configured ({@code management.socket}): started by the launcher once the
- * daemon serves, closed before it stops.
+ * The management API as configured ({@code management.socket}, {@code management.token-file}):
+ * started by the launcher once the daemon serves, closed before it stops.
+ *
+ * @param api    the routes
+ * @param daemon what they manage
+ * @param socket the Unix socket listener, or null when only the TCP listener serves the API
  */
-public final class ManagementServer implements AutoCloseable {
+public record ManagementServer(ManagementApi api, ManagedDaemon daemon, UnixSocketListener socket)
+        implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ManagementServer.class);
-
-    private final ManagementApi api;
-    private final ManagedDaemon daemon;
-    private final UnixSocketListener socket;
-
-    private ManagementServer(ManagementApi api, ManagedDaemon daemon, UnixSocketListener socket) {
-        this.api = api;
-        this.daemon = daemon;
-        this.socket = socket;
-    }
 
     /**
      * Starts what {@code config} asks for: the API on {@code management.socket}, and on

@@ -1,19 +1,12 @@
 package org.jtarget.daemon.api;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.jtarget.config.ConfigLoader;
-import org.jtarget.config.JtargetConfig;
-import org.jtarget.daemon.TargetRuntime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,35 +21,21 @@ class ManagementApiOverHttpTest {
     @TempDir
     Path dir;
 
-    private TargetRuntime runtime;
-    private ManagementServer server;
+    private RunningDaemon daemon;
     private int http;
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
     private void start(String management) throws Exception {
-        http = freePort();
+        http = RunningDaemon.freePort();
         Files.writeString(dir.resolve("api-token"), TOKEN + "\n");
-        Path file = Files.writeString(dir.resolve("jtarget.yaml"), ManagementApiTest.yaml(freePort(),
+        daemon = RunningDaemon.start(dir.resolve("jtarget.yaml"), ManagementApiTest.yaml(RunningDaemon.freePort(),
                 dir.resolve("api.sock"), "").replaceAll("management: .*\n", "")
                 + "management: " + management.formatted(http) + "\n");
-        JtargetConfig config = ConfigLoader.load(file);
-        runtime = new TargetRuntime(config);
-        runtime.start();
-        server = ManagementServer.start(config.management(), new ManagedDaemon(runtime, file, Instant.now(), () -> null));
     }
 
     @AfterEach
     void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (runtime != null) {
-            runtime.stop(Duration.ofSeconds(5));
+        if (daemon != null) {
+            daemon.close();
         }
     }
 
@@ -81,14 +60,13 @@ class ManagementApiOverHttpTest {
         start("{ http: \"127.0.0.1:%d\", metrics: true }");
         assertThat(ApiClient.tcp("127.0.0.1", http, null).get("/metrics").body()).contains("jtarget_lu_commands");
         assertThat(ApiClient.tcp("127.0.0.1", http, TOKEN).get("daemon").status()).isEqualTo(404);
-        assertThat(server).as("neither socket nor token: no API").isNull();
+        assertThat(daemon.api).as("neither socket nor token: no API").isNull();
     }
 
     @Test
     void afterTheApiClosesTheListenerSaysItIsNotRunning() throws Exception {
         start("{ http: \"127.0.0.1:%d\", metrics: true, token-file: api-token }");
-        server.close();
-        server = null;
+        daemon.closeApi();
         ApiClient.Response closed = ApiClient.tcp("127.0.0.1", http, TOKEN).get("daemon");
         assertThat(closed.status()).isEqualTo(503);
         assertThat(ApiClient.tcp("127.0.0.1", http, null).get("/metrics").status()).isEqualTo(200);

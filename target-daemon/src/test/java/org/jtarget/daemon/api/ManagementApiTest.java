@@ -2,10 +2,8 @@ package org.jtarget.daemon.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.jtarget.config.ConfigLoader;
-import org.jtarget.daemon.JtargetDaemon;
+import org.jtarget.daemon.MemoryTargetYaml;
 import org.jtarget.daemon.RawIscsiClient;
-import org.jtarget.daemon.TargetRuntime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -13,12 +11,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
-import java.time.Instant;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,51 +33,27 @@ class ManagementApiTest {
 
     private Path configFile;
     private int port;
-    private TargetRuntime runtime;
-    private ManagementServer server;
+    private RunningDaemon daemon;
     private ApiClient client;
 
-    /** The test's config: two memory stores, target T with LUN 0 (ram0) and {@code extraLuns}, CHAP. */
+    /** The test's config: target T with LUN 0 (ram0) and {@code extraLuns}; ram1 of 2 MiB in 4 KiB blocks. */
     static String yaml(int port, Path socket, String extraLuns) {
-        return """
-                daemon: { buffer-pool: { pinned-size: 0 } }
-                portals:
-                  - { name: default, listen: "127.0.0.1:%d" }
-                backstores:
-                  - { name: ram0, type: memory, size: 1MiB }
-                  - { name: ram1, type: memory, size: 2MiB, block-size: 4096 }
-                targets:
-                  - iqn: %s
-                    portals: [default]
-                    acl: [ { initiator: %s, read-only-luns: [0] } ]
-                    luns: [ {lun: 0, backstore: ram0}%s ]
-                management: { socket: %s }
-                """.formatted(port, T, INITIATOR, extraLuns, socket);
+        return MemoryTargetYaml.of(port, T, "[ { initiator: " + INITIATOR + ", read-only-luns: [0] } ]",
+                "[ {lun: 0, backstore: ram0}" + extraLuns + " ]", "management: { socket: " + socket + " }\n")
+                .replace("{ name: ram1, type: memory, size: 1MiB }", "{ name: ram1, type: memory, size: 2MiB, block-size: 4096 }");
     }
 
     @BeforeEach
     void start() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        Path socket = dir.resolve("api.sock");
-        configFile = Files.writeString(dir.resolve("jtarget.yaml"), yaml(port, socket, ""));
-        var config = ConfigLoader.load(configFile);
-        runtime = new TargetRuntime(config);
-        runtime.start();
-        server = ManagementServer.start(config.management(), new ManagedDaemon(runtime, configFile, Instant.now(),
-                () -> JtargetDaemon.reload(runtime, configFile)));
-        client = ApiClient.unix(socket);
+        port = RunningDaemon.freePort();
+        configFile = dir.resolve("jtarget.yaml");
+        daemon = RunningDaemon.start(configFile, yaml(port, dir.resolve("api.sock"), ""));
+        client = ApiClient.unix(dir.resolve("api.sock"));
     }
 
     @AfterEach
     void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (runtime != null) {
-            runtime.stop(Duration.ofSeconds(5));
-        }
+        daemon.close();
     }
 
     private JsonNode get(String path) throws IOException {
@@ -104,8 +75,7 @@ class ManagementApiTest {
     void theSocketIsTheServiceUsersOnlyAndGoesAwayOnClose() throws Exception {
         Path socket = dir.resolve("api.sock");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket))).isEqualTo("rw-------");
-        server.close();
-        server = null;
+        daemon.closeApi();
         assertThat(socket).doesNotExist();
     }
 
@@ -128,7 +98,7 @@ class ManagementApiTest {
         assertThat(portal.get("transport").asText()).isEqualTo("tcp");
 
         JsonNode stores = get("backstores");
-        assertThat(stores).hasSize(2);
+        assertThat(stores).hasSize(3);
         assertThat(stores.get(1).get("name").asText()).isEqualTo("ram1");
         assertThat(stores.get(1).get("type").asText()).isEqualTo("memory");
         assertThat(stores.get(1).get("sizeBytes").asLong()).isEqualTo(2L << 20);
@@ -158,16 +128,10 @@ class ManagementApiTest {
 
     @Test
     void theConfigIsTheEffectiveOneWithSecretsHidden() throws Exception {
-        server.close();
-        runtime.stop(Duration.ofSeconds(5));
+        daemon.close();
         Path socket = dir.resolve("api.sock");
-        Files.writeString(configFile, yaml(port, socket, "").replace("    luns: [", "    chap: { user: u, secret: "
-                + "0123456789abcdef }\n    luns: ["));
-        var config = ConfigLoader.load(configFile);
-        runtime = new TargetRuntime(config);
-        runtime.start();
-        server = ManagementServer.start(config.management(), new ManagedDaemon(runtime, configFile, Instant.now(),
-                () -> null));
+        daemon = RunningDaemon.start(configFile, yaml(port, socket, "").replace("    luns: [", "    chap: { user: u, "
+                + "secret: 0123456789abcdef }\n    luns: ["));
         JsonNode c = get("config");
         assertThat(c.get("targets").get(0).get("chap").get("user").asText()).isEqualTo("u");
         assertThat(c.get("targets").get(0).get("chap").get("secret").asText()).isEqualTo("(hidden)");
