@@ -110,9 +110,14 @@ public final class ManagementApi implements AutoCloseable {
 
     /** Answers one request; the future completes on the API's thread or a session's loop, never fails. */
     public CompletableFuture<ApiResponse> handle(ApiRequest request) {
-        return CompletableFuture.supplyAsync(() -> route(request), executor)
-                .thenCompose(f -> f)
-                .handle((value, failure) -> failure == null ? toResponse(value) : errorResponse(request, failure));
+        try {
+            return CompletableFuture.supplyAsync(() -> route(request), executor)
+                    .thenCompose(f -> f)
+                    .handle((value, failure) -> failure == null ? toResponse(value) : errorResponse(request, failure));
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            return CompletableFuture.completedFuture(error(new ApiException(503, "not-running",
+                    "the management API is closing (the daemon is stopping)")));
+        }
     }
 
     private CompletableFuture<?> route(ApiRequest request) {

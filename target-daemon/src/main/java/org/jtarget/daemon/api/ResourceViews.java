@@ -94,7 +94,7 @@ final class ResourceViews {
 
     List<Map<String, Object>> luns(RuntimeState s, String iqn) throws ApiException {
         TargetConfig config = targetConfig(s, iqn);
-        TargetRegistry.Target live = s.targets().target(iqn);
+        TargetRegistry.Target live = s.targets().target(config.iqn()); // the URL's spelling may differ in case
         List<Map<String, Object>> all = new ArrayList<>();
         for (var lun : config.luns()) {
             LogicalUnit lu = live == null ? null : java.util.Arrays.stream(live.core().logicalUnits())

@@ -47,6 +47,10 @@ public final class UnixSocketListener implements AutoCloseable {
     /** Bodies are small JSON documents: anything larger is refused by the aggregator (413). */
     private static final int MAX_REQUEST_BYTES = 1 << 20;
 
+    /** stat(2)'s file type bits, and the type of a socket. */
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFSOCK = 0140000;
+
     private final EventLoopGroup group;
     private final Channel server;
     private final Path socket;
@@ -93,8 +97,13 @@ public final class UnixSocketListener implements AutoCloseable {
     }
 
     private static void refuseIfInUse(Path socket) throws IOException {
-        if (!Files.exists(socket)) {
+        if (!Files.exists(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             return;
+        }
+        int mode = (Integer) Files.getAttribute(socket, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        if ((mode & S_IFMT) != S_IFSOCK) {
+            // a typo must not replace a file (socket: /etc/jtarget/jtarget.yaml)
+            throw new IOException(socket + " exists and is not a socket");
         }
         try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             probe.connect(UnixDomainSocketAddress.of(socket));

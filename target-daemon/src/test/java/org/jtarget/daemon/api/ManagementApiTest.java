@@ -80,6 +80,37 @@ class ManagementApiTest {
     }
 
     @Test
+    void aFileWhereTheSocketShouldBeIsNeverReplaced() throws Exception {
+        Path notASocket = Files.writeString(dir.resolve("precious.yaml"), "keep me\n");
+        var api = new ManagementApi(new ManagedDaemon(daemon.runtime, configFile, java.time.Instant.now(), () -> null));
+        try {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> UnixSocketListener.start(notASocket, api))
+                    .isInstanceOf(IOException.class).hasMessage(notASocket + " exists and is not a socket");
+        } finally {
+            api.close();
+        }
+        assertThat(notASocket).hasContent("keep me");
+    }
+
+    @Test
+    void aSocketInUseIsRefusedAndAStaleOneReplaced() throws Exception {
+        var api = new ManagementApi(new ManagedDaemon(daemon.runtime, configFile, java.time.Instant.now(), () -> null));
+        try {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> UnixSocketListener.start(dir.resolve("api.sock"), api))
+                    .isInstanceOf(IOException.class).hasMessageContaining("is in use by another process");
+            Path stale = dir.resolve("stale.sock");
+            try (var channel = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+                channel.bind(java.net.UnixDomainSocketAddress.of(stale)); // closed without unlinking: a crash's leftover
+            }
+            try (UnixSocketListener replaced = UnixSocketListener.start(stale, api)) {
+                assertThat(ApiClient.unix(stale).get("daemon").status()).isEqualTo(200);
+            }
+        } finally {
+            api.close();
+        }
+    }
+
+    @Test
     void theDaemonResourceTellsPidStateAndUptime() throws Exception {
         JsonNode d = get("daemon");
         assertThat(d.get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
