@@ -288,6 +288,14 @@ public final class TargetRuntime implements DaemonRuntime {
                 ha == null ? null : ha.describe());
     }
 
+    @Override
+    public synchronized void edit(org.jtarget.config.TargetEdits.Edit edit) throws Exception {
+        if (registry == null) {
+            throw new IllegalStateException("not started");
+        }
+        reload(edit.apply(config));
+    }
+
     /** The live targets (tests). */
     synchronized TargetRegistry registry() {
         return registry;

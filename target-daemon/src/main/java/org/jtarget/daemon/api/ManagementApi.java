@@ -76,16 +76,26 @@ public final class ManagementApi implements AutoCloseable {
     private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(
             r -> Thread.ofPlatform().name("jtargetd-api").daemon(true).unstarted(r));
     private final List<Route> routes;
+    private final LiveEdits edits;
 
     public ManagementApi(ManagedDaemon daemon) {
         this.daemon = daemon;
+        this.edits = new LiveEdits(json, daemon.runtime());
         this.routes = List.of(
                 get("/daemon", (p, r) -> now(daemonView())),
                 get("/portals", (p, r) -> now(views.portals(state()))),
                 get("/backstores", (p, r) -> now(views.backstores(state()))),
                 get("/targets", (p, r) -> now(views.targets(state()))),
                 get("/targets/{iqn}/luns", (p, r) -> now(views.luns(state(), p.get("iqn")))),
+                new Route("POST", BASE + "/targets/{iqn}/luns", (p, r) -> edited(p.get("iqn"),
+                        () -> edits.addLun(p.get("iqn"), r.body()))),
+                new Route("DELETE", BASE + "/targets/{iqn}/luns/{lun}", (p, r) -> edited(p.get("iqn"),
+                        () -> edits.removeLun(p.get("iqn"), p.get("lun")))),
                 get("/targets/{iqn}/acl", (p, r) -> now(views.acl(state(), p.get("iqn")))),
+                new Route("POST", BASE + "/targets/{iqn}/acl", (p, r) -> edited(p.get("iqn"),
+                        () -> edits.addAcl(p.get("iqn"), r.body()))),
+                new Route("DELETE", BASE + "/targets/{iqn}/acl/{initiator}", (p, r) -> edited(p.get("iqn"),
+                        () -> edits.removeAcl(p.get("iqn"), p.get("initiator")))),
                 get("/sessions", (p, r) -> views.sessions(state())),
                 new Route("DELETE", BASE + "/sessions/{id}", (p, r) -> kick(p.get("id"))),
                 get("/alua", (p, r) -> now(views.alua(state()))),
@@ -197,6 +207,27 @@ public final class ManagementApi implements AutoCloseable {
     static String version() {
         String v = ManagementApi.class.getPackage().getImplementationVersion();
         return v == null ? "development" : v;
+    }
+
+    /** One LUN or ACL edit of {@code iqn}: a target that does not exist is 404, else the edit's outcome. */
+    private CompletableFuture<Object> edited(String iqn, EditAction action) throws ApiException {
+        RuntimeState before = state();
+        if (org.jtarget.config.TargetEdits.targetIndex(before.config(), iqn) < 0) {
+            throw ApiException.notFound("no target " + iqn);
+        }
+        action.run();
+        RuntimeState after = state();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("target", iqn);
+        m.put("luns", views.luns(after, iqn));
+        m.put("acl", views.acl(after, iqn));
+        m.put("note", LiveEdits.NOTE);
+        return now(m);
+    }
+
+    @FunctionalInterface
+    private interface EditAction {
+        void run() throws ApiException;
     }
 
     /** {@code POST /reload}: the SIGHUP path; a refusal names the key and nothing has changed. */

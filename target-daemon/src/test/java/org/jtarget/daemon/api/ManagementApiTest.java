@@ -207,6 +207,69 @@ class ManagementApiTest {
         assertThat(get("targets/" + T + "/luns")).as("nothing changed").hasSize(2);
     }
 
+    private ApiClient.Response send(String method, String path, String body) throws IOException {
+        return client.send(method, path, body);
+    }
+
+    @Test
+    void lunsAreAddedAndRemovedLiveAndTheFileIsNotTouched() throws Exception {
+        String before = Files.readString(configFile);
+        ApiClient.Response added = send("POST", "targets/" + T + "/luns", "{\"lun\": 2, \"backstore\": \"ram2\"}");
+        assertThat(added.status()).as(added.body()).isEqualTo(200);
+        assertThat(JSON.readTree(added.body()).get("note").asText()).contains("config file is unchanged");
+        assertThat(daemon.runtime.state().targets().target(T).core().lunNumbers()).containsExactly(0, 2);
+        assertThat(get("targets/" + T + "/luns").get(1).get("sizeBytes").asLong()).isEqualTo(1L << 20);
+
+        JsonNode inUse = refusedWith("POST", "targets/" + T + "/luns", "{\"lun\": 3, \"backstore\": \"ram2\"}", 409,
+                "edit-refused");
+        assertThat(inUse.get("message").asText()).contains("targets[0].luns: backstore 'ram2' is already LUN 2 of " + T);
+        refusedWith("POST", "targets/" + T + "/luns", "{\"lun\": 2, \"backstore\": \"ram1\"}", 409, "edit-refused");
+        refusedWith("POST", "targets/" + T + "/luns", "{\"lun\": 3, \"backstore\": \"nowhere\"}", 409, "edit-refused");
+        assertThat(refusedWith("POST", "targets/" + T + "/luns", "{\"lun\": 3}", 400, "bad-request").get("message")
+                .asText()).startsWith("backstore: missing");
+        refusedWith("POST", "targets/" + T + "/luns", "{\"lun\": 3, \"backstore\": \"ram1\", \"size\": 1}", 400,
+                "bad-request");
+        refusedWith("POST", "targets/" + T + "/luns", "not json", 400, "bad-request");
+
+        JsonNode named = refusedWith("DELETE", "targets/" + T + "/luns/0", null, 409, "edit-refused");
+        assertThat(named.get("message").asText()).contains("targets[0].acl[0]: names LUN 0");
+        assertThat(send("DELETE", "targets/" + T + "/luns/2", null).status()).isEqualTo(200);
+        assertThat(daemon.runtime.state().targets().target(T).core().lunNumbers()).containsExactly(0);
+        refusedWith("DELETE", "targets/" + T + "/luns/2", null, 409, "edit-refused");
+        refusedWith("DELETE", "targets/iqn.2026-11.org.jtarget:nowhere/luns/0", null, 404, "not-found");
+        assertThat(Files.readString(configFile)).isEqualTo(before);
+    }
+
+    @Test
+    void aclEntriesAreAddedAndRemovedLive() throws Exception {
+        String other = "iqn.2026-11.org.jtarget:other-initiator";
+        ApiClient.Response added = send("POST", "targets/" + T + "/acl", "{\"initiator\": \"" + other
+                + "\", \"luns\": [0]}");
+        assertThat(added.status()).as(added.body()).isEqualTo(200);
+        assertThat(daemon.runtime.state().targets().target(T).core().acl().initiators()).containsExactly(INITIATOR, other);
+
+        refusedWith("POST", "targets/" + T + "/acl", "{\"initiator\": \"" + other + "\"}", 409, "edit-refused");
+        refusedWith("POST", "targets/" + T + "/acl", "{\"initiator\": \"*\"}", 409, "edit-refused");
+        assertThat(refusedWith("POST", "targets/" + T + "/acl", "{\"initiator\": \"not-a-name\"}", 409, "edit-refused")
+                .get("message").asText()).contains("targets[0].acl[2].initiator");
+        assertThat(refusedWith("POST", "targets/" + T + "/acl", "{\"initiator\": \"iqn.2026-11.org.x:y\", "
+                + "\"luns\": [7]}", 409, "edit-refused").get("message").asText())
+                .contains("targets[0].acl[2].luns[0]: LUN 7 is not a LUN of this target");
+
+        assertThat(send("DELETE", "targets/" + T + "/acl/" + INITIATOR, null).status()).isEqualTo(200);
+        assertThat(daemon.runtime.state().targets().target(T).core().acl().initiators()).containsExactly(other);
+        refusedWith("DELETE", "targets/" + T + "/acl/" + other, null, 409, "edit-refused");
+        refusedWith("DELETE", "targets/" + T + "/acl/" + INITIATOR, null, 409, "edit-refused");
+    }
+
+    private JsonNode refusedWith(String method, String path, String body, int status, String code) throws IOException {
+        ApiClient.Response r = send(method, path, body);
+        assertThat(r.status()).as(r.body()).isEqualTo(status);
+        JsonNode error = JSON.readTree(r.body());
+        assertThat(error.get("code").asText()).isEqualTo(code);
+        return error;
+    }
+
     @Test
     void refusalsAreJsonWithAStableCode() throws Exception {
         refused("GET", "nothing-here", 404, "not-found");
