@@ -28,7 +28,7 @@ import java.nio.file.Path;
  */
 @Command(name = "jtargetctl", mixinStandardHelpOptions = true, versionProvider = Jtargetctl.Version.class,
         description = "Manage a running jtargetd through its management API.",
-        subcommands = {LsCommand.class, SessionCommand.class},
+        subcommands = {LsCommand.class, SessionCommand.class, EditCommands.Lun.class, EditCommands.Acl.class},
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:done", "1:the daemon refused (its message on stderr)", "2:usage",
             "3:the daemon could not be reached"})
@@ -134,17 +134,22 @@ public final class Jtargetctl {
 
     /** Sends one request and returns the answer's JSON; a refusal is thrown with the daemon's words. */
     JsonNode call(String method, String path) throws IOException, Refused {
-        ApiClient.Response r = client().send(method, path, null);
-        JsonNode body;
+        return call(method, path, null);
+    }
+
+    /** {@link #call(String, String)} with a JSON body (null for none). */
+    JsonNode call(String method, String path, String body) throws IOException, Refused {
+        ApiClient.Response r = client().send(method, path, body);
+        JsonNode answer;
         try {
-            body = JSON.readTree(r.body());
+            answer = JSON.readTree(r.body());
         } catch (IOException e) {
             throw new IOException("answer " + r.status() + " is not JSON: " + r.body(), e);
         }
         if (!r.ok()) {
-            throw new Refused(body.path("code").asText("http-" + r.status()), body.path("message").asText(r.body()));
+            throw new Refused(answer.path("code").asText("http-" + r.status()), answer.path("message").asText(r.body()));
         }
-        return body;
+        return answer;
     }
 
     /** Prints {@code body} as JSON when asked to, else lets {@code table} print it for people. */

@@ -8,8 +8,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintWriter;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 
 /** {@code jtargetctl ls}: portals, backstores and targets with their LUNs and ACLs. */
@@ -26,7 +24,7 @@ final class LsCommand implements Callable<Integer> {
         all.set("backstores", ctl.call("GET", "backstores"));
         all.set("targets", ctl.call("GET", "targets"));
         for (JsonNode t : all.get("targets")) {
-            String iqn = URLEncoder.encode(t.path("iqn").asText(), StandardCharsets.UTF_8);
+            String iqn = EditCommands.segment(t.path("iqn").asText());
             ((ObjectNode) t).set("luns", ctl.call("GET", "targets/" + iqn + "/luns"));
             ((ObjectNode) t).set("acl", ctl.call("GET", "targets/" + iqn + "/acl"));
         }

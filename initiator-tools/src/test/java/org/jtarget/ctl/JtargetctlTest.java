@@ -176,6 +176,40 @@ class JtargetctlTest {
     }
 
     @Test
+    void lunAddAndRemoveChangeTheRunningTargetOnly() throws Exception {
+        assertThat(run("lun", "add", T, "1", "ram1", "--read-only")).as(err.toString()).isZero();
+        assertThat(out.toString()).startsWith("LUN 1 (ram1) added to " + T + System.lineSeparator()
+                + "note: applied to the running daemon only");
+        assertThat(runtime.state().targets().target(T).core().lunNumbers()).containsExactly(0, 1);
+        assertThat(runtime.state().targets().target(T).core().logicalUnit(1).readOnly()).isTrue();
+        assertThat(Files.readString(configFile)).doesNotContain("ram1 }");
+
+        assertThat(run("lun", "add", T, "2", "ram1")).isEqualTo(Jtargetctl.EXIT_REFUSED);
+        assertThat(err.toString()).contains("backstore 'ram1' is already LUN 1").contains("(edit-refused)");
+        assertThat(run("lun", "remove", T, "1")).isZero();
+        assertThat(runtime.state().targets().target(T).core().lunNumbers()).containsExactly(0);
+    }
+
+    @Test
+    void aclAddAndRemoveChangeWhoMayLogIn() throws Exception {
+        // the target admits "*": a name beside it is refused, so first a target with names only
+        Files.writeString(configFile, yaml("[ {lun: 0, backstore: ram0} ]").replace("acl: [\"*\"]",
+                "acl: [" + INITIATOR + "]"));
+        assertThat(run("reload")).isZero();
+        String other = "iqn.2026-11.org.jtarget:ctl-other";
+        assertThat(run("acl", "add", T, other, "--luns", "0", "--read-only-luns", "0")).as(err.toString()).isZero();
+        assertThat(runtime.state().targets().target(T).core().acl().initiators()).containsExactly(INITIATOR, other);
+        out.getBuffer().setLength(0);
+        assertThat(run("ls")).isZero();
+        assertThat(out.toString()).contains("acl " + other + " luns [0] read-only [0]");
+
+        assertThat(run("acl", "remove", T, INITIATOR)).isZero();
+        assertThat(runtime.state().targets().target(T).core().acl().initiators()).containsExactly(other);
+        assertThat(run("acl", "remove", T, other)).isEqualTo(Jtargetctl.EXIT_REFUSED);
+        assertThat(err.toString()).contains("its last entry cannot go");
+    }
+
+    @Test
     void anAbsentDaemonIsExitThree() {
         socket = dir.resolve("nobody-here.sock");
         assertThat(run("status")).isEqualTo(Jtargetctl.EXIT_UNREACHABLE);
