@@ -50,6 +50,18 @@ class ManagementApiIT {
         return JSON.readTree(r.stdout());
     }
 
+    /** Pings every half second until interrupted or the connection is gone (the session kicked). */
+    private static void pingUntilClosed(RawIscsiClient initiator) {
+        try {
+            while (!Thread.currentThread().isInterrupted()) {
+                initiator.ping();
+                Thread.sleep(500);
+            }
+        } catch (IOException | InterruptedException ended) {
+            // the kick closed the connection, or the test is done with the initiator
+        }
+    }
+
     private void awaitSocket() throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (!daemon.log().contains("management API on unix:") && System.nanoTime() < deadline) {
@@ -71,6 +83,9 @@ class ManagementApiIT {
 
             try (RawIscsiClient initiator = RawIscsiClient.connect(DaemonProcess.HOST, port, Duration.ofSeconds(10))) {
                 assertThat(initiator.login(INITIATOR, DaemonConfig.IQN).statusClass()).isZero();
+                // an idle initiator answers the target's NOP-Ins only while it reads: it pings
+                // while jtargetctl starts (seconds on a busy host), or the target would close it
+                Thread keepAlive = Thread.ofPlatform().daemon().start(() -> pingUntilClosed(initiator));
                 JsonNode sessions = ctlJson("session", "list");
                 assertThat(sessions).as(sessions.toString()).hasSize(1);
                 JsonNode session = sessions.get(0);
@@ -83,6 +98,8 @@ class ManagementApiIT {
                 assertThat(kill.exitCode()).as(kill.describe()).isZero();
                 assertThat(kill.stdout()).startsWith("session " + session.get("id").asInt() + " of " + INITIATOR + " ended");
                 assertThat(ctlJson("session", "list")).isEmpty();
+                keepAlive.interrupt();
+                keepAlive.join(10_000);
                 assertThatThrownBy(() -> {
                     for (int i = 0; i < 5; i++) {
                         initiator.testUnitReady(0); // the async logout request may come first; then the close

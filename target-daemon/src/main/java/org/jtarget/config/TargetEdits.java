@@ -123,20 +123,9 @@ public final class TargetEdits {
 
     private static void checkLuns(JtargetConfig config, String key, List<Integer> named, TargetConfig target,
                                   List<Integer> seen) throws ConfigException {
-        if (named == null) {
-            return;
-        }
-        for (int i = 0; i < named.size(); i++) {
-            int lun = named.get(i);
-            if (target.luns().stream().noneMatch(l -> l.lun() == lun)) {
-                throw error(config, key + "[" + i + "]", "LUN " + lun + " is not a LUN of this target");
-            }
-            if (named.indexOf(lun) != i) {
-                throw error(config, key + "[" + i + "]", "LUN " + lun + " listed twice");
-            }
-            if (seen != null && !seen.contains(lun)) {
-                throw error(config, key + "[" + i + "]", "LUN " + lun + " is not in luns");
-            }
+        TargetReader.AclLunProblem p = TargetReader.aclLunProblem(named, target.luns(), seen);
+        if (p != null) {
+            throw error(config, key + "[" + p.index() + "]", p.problem());
         }
     }
 
