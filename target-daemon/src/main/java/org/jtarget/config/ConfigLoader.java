@@ -62,7 +62,8 @@ public final class ConfigLoader {
         List<TargetConfig> targets = TargetReader.read(root, portals, backstores, secrets);
         RdmaConfig rdma = RdmaReader.read(root, portals, backstores);
         HaConfig ha = HaReader.read(root, portals, backstores, rdma);
-        return new JtargetConfig(file, daemon, portals, backstores, targets, rdma, ha, ManagementConfig.read(root, baseDir, secrets));
+        return new JtargetConfig(file, daemon, portals, backstores, targets, rdma, ha,
+                ManagementConfig.read(root, baseDir, secrets));
     }
 
     private static ImmutableNode readTree(Path file, String source) throws ConfigException {

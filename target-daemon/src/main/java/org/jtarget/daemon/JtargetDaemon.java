@@ -12,8 +12,8 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.function.Supplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * {@code jtargetd --config FILE}: loads the config, starts the runtime, runs until SIGTERM/SIGINT,
@@ -21,8 +21,9 @@ import java.util.function.Function;
  * ACLs) without stopping.
  *
  * <p>Exit status: 0 clean stop or {@code --help}; 1 start failure or a stop that timed out;
- * 2 usage error or bad configuration (a management socket that cannot be bound too), told in exactly one line on stderr with nothing left running
- * (systemd: {@code RestartPreventExitStatus=2}, so a bad config does not restart-loop).
+ * 2 usage error or bad configuration (a management socket that cannot be bound too), told in
+ * exactly one line on stderr with nothing left running (systemd: {@code RestartPreventExitStatus=2},
+ * so a bad config does not restart-loop).
  */
 public final class JtargetDaemon {
 

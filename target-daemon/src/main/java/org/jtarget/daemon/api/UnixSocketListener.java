@@ -136,6 +136,11 @@ public final class UnixSocketListener implements AutoCloseable {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest msg) {
+            if (msg.decoderResult().isFailure()) {
+                write(ctx, api.error(new ApiException(400, "bad-request", "not an HTTP/1.1 request: "
+                        + msg.decoderResult().cause().getMessage())), false);
+                return;
+            }
             boolean keepAlive = HttpUtil.isKeepAlive(msg);
             ctx.channel().config().setAutoRead(false); // the next request waits: answers go out in order
             ApiRequest request = new ApiRequest(msg.method().name(), new QueryStringDecoder(msg.uri()).path(),

@@ -280,6 +280,25 @@ class ManagementApiTest {
     }
 
     @Test
+    void garbageOnTheSocketIsA400AndTheConnectionCloses() throws Exception {
+        try (var channel = java.nio.channels.SocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            channel.connect(java.net.UnixDomainSocketAddress.of(dir.resolve("api.sock")));
+            channel.write(java.nio.ByteBuffer.wrap("GET /api/v1/daemon HTTP/1.1\r\nbad header line\r\n\r\n"
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+            java.io.ByteArrayOutputStream answer = new java.io.ByteArrayOutputStream();
+            java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(4096);
+            while (channel.read(buffer) >= 0) {
+                answer.write(buffer.array(), 0, buffer.position());
+                buffer.clear();
+            }
+            ApiClient.Response r = ApiClient.parse(answer.toByteArray());
+            assertThat(r.status()).as(r.body()).isEqualTo(400);
+            assertThat(JSON.readTree(r.body()).get("code").asText()).isEqualTo("bad-request");
+        }
+        assertThat(get("daemon").get("state").asText()).as("still serving").isEqualTo("running");
+    }
+
+    @Test
     void theOpenApiDocumentIsServed() throws Exception {
         ApiClient.Response r = client.get("openapi.yaml");
         assertThat(r.status()).isEqualTo(200);
