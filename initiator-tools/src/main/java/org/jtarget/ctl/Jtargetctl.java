@@ -123,6 +123,21 @@ public final class Jtargetctl {
         return 0;
     }
 
+    @Command(name = "save", description = {"Write the live LUN and ACL edits into the daemon's config file.",
+        "Comments and formatting of the file are lost; refused when the file changed since the daemon read it."})
+    int save() throws IOException, Refused {
+        JsonNode r = call("POST", "save");
+        print(r, out -> {
+            if (r.path("saved").asBoolean()) {
+                out.println("saved " + r.path("edits").asInt() + " edit(s) to " + r.path("configFile").asText());
+                out.println("note: " + r.path("note").asText());
+            } else {
+                out.println("nothing to save: " + r.path("message").asText());
+            }
+        });
+        return 0;
+    }
+
     @Command(name = "completion", description = {"Print a bash completion script for jtargetctl.",
         "Use: source <(jtargetctl completion)   or save it as /etc/bash_completion.d/jtargetctl"})
     int completion() {

@@ -191,6 +191,18 @@ class JtargetctlTest {
     }
 
     @Test
+    void saveWritesTheEditsIntoTheFile() throws Exception {
+        assertThat(run("save")).isZero();
+        assertThat(out.toString()).startsWith("nothing to save: the file already says what the daemon runs");
+        out.getBuffer().setLength(0);
+        assertThat(run("lun", "add", T, "1", "ram1")).isZero();
+        out.getBuffer().setLength(0);
+        assertThat(run("save")).as(err.toString()).isZero();
+        assertThat(out.toString()).startsWith("saved 1 edit(s) to " + configFile);
+        assertThat(ConfigLoader.load(configFile).targets().get(0).luns()).hasSize(2);
+    }
+
+    @Test
     void aclAddAndRemoveChangeWhoMayLogIn() throws Exception {
         // the target admits "*": a name beside it is refused, so first a target with names only
         Files.writeString(configFile, yaml("[ {lun: 0, backstore: ram0} ]").replace("acl: [\"*\"]",

@@ -5,30 +5,34 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.jtarget.config.AclConfig;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.LunConfig;
-import org.jtarget.config.TargetEdits;
 import org.jtarget.daemon.DaemonRuntime;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * The API's LUN and ACL changes: the request body read into a config entry, the running config
- * edited ({@link TargetEdits}) and applied by the runtime's reload, as a SIGHUP would apply the
- * same change in the file. The file itself is not written: a reload from it undoes the edit.
+ * edited ({@link org.jtarget.config.TargetEdits}) and applied by the runtime's reload, as a SIGHUP
+ * would apply the same change in the file. The file is written only by {@link #save}; until then a
+ * reload from it undoes the edits.
  */
 final class LiveEdits {
 
     /** Told with every edit: where the change lives. */
-    static final String NOTE = "applied to the running daemon only: the config file is unchanged, and a reload "
-            + "from it undoes this";
+    static final String NOTE = "applied to the running daemon only: the config file is unchanged until POST "
+            + "/api/v1/save (jtargetctl save), and a reload from it undoes this";
 
     private static final Set<String> LUN_FIELDS = Set.of("lun", "backstore", "readOnly", "removable");
     private static final Set<String> ACL_FIELDS = Set.of("initiator", "luns", "readOnlyLuns");
 
     private final ObjectMapper json;
     private final DaemonRuntime runtime;
+    /** The edits since the last save, in order (only the API's thread touches it). */
+    private final List<PendingEdit> pending = new ArrayList<>();
 
     LiveEdits(ObjectMapper json, DaemonRuntime runtime) {
         this.json = json;
@@ -37,36 +41,44 @@ final class LiveEdits {
 
     void addLun(String iqn, byte[] body) throws ApiException {
         JsonNode b = object(body, LUN_FIELDS);
-        LunConfig lun = new LunConfig(integer(b, "lun"), text(b, "backstore"), b.path("readOnly").asBoolean(false),
-                b.path("removable").asBoolean(false));
-        apply(c -> TargetEdits.addLun(c, iqn, lun));
+        apply(new PendingEdit.AddLun(iqn, new LunConfig(integer(b, "lun"), text(b, "backstore"),
+                b.path("readOnly").asBoolean(false), b.path("removable").asBoolean(false))));
     }
 
     void removeLun(String iqn, String lun) throws ApiException {
-        int number;
         try {
-            number = Integer.parseInt(lun);
+            apply(new PendingEdit.RemoveLun(iqn, Integer.parseInt(lun)));
         } catch (NumberFormatException e) {
             throw new ApiException(400, "bad-request", "lun: not a number: " + lun);
         }
-        apply(c -> TargetEdits.removeLun(c, iqn, number));
     }
 
     void addAcl(String iqn, byte[] body) throws ApiException {
         JsonNode b = object(body, ACL_FIELDS);
-        AclConfig entry = new AclConfig(text(b, "initiator"), b.has("luns") ? integers(b, "luns") : null,
-                b.has("readOnlyLuns") ? integers(b, "readOnlyLuns") : List.of());
-        apply(c -> TargetEdits.addAcl(c, iqn, entry));
+        apply(new PendingEdit.AddAcl(iqn, new AclConfig(text(b, "initiator"), b.has("luns") ? integers(b, "luns") : null,
+                b.has("readOnlyLuns") ? integers(b, "readOnlyLuns") : List.of())));
     }
 
     void removeAcl(String iqn, String initiator) throws ApiException {
-        apply(c -> TargetEdits.removeAcl(c, iqn, initiator));
+        apply(new PendingEdit.RemoveAcl(iqn, initiator));
+    }
+
+    /** {@code POST /save}: the edits made so far written into the config file (see {@link ConfigSaver}). */
+    Map<String, Object> save(Path file) throws ApiException {
+        var state = runtime.state();
+        if (state == null) {
+            throw new ApiException(503, "not-running", "the daemon is not serving (starting or stopping)");
+        }
+        Map<String, Object> answer = ConfigSaver.save(file, state.config(), pending);
+        pending.clear(); // in the file now, or the file already said it (a reload from it since)
+        return answer;
     }
 
     /** Applies the edit; a refusal (409) names the key as it would be in the file, and nothing changed. */
-    private void apply(TargetEdits.Edit edit) throws ApiException {
+    private void apply(PendingEdit edit) throws ApiException {
         try {
-            runtime.edit(edit);
+            runtime.edit(edit::applyTo);
+            pending.add(edit);
         } catch (ConfigException e) {
             throw new ApiException(409, "edit-refused", e.getMessage());
         } catch (Exception e) {

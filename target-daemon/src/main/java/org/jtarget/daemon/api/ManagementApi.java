@@ -102,6 +102,7 @@ public final class ManagementApi implements AutoCloseable {
                 get("/ha", (p, r) -> now(views.ha(state()))),
                 get("/config", (p, r) -> now(views.config(state().config()))),
                 new Route("POST", BASE + "/reload", (p, r) -> now(reload())),
+                new Route("POST", BASE + "/save", (p, r) -> now(edits.save(daemon.configFile()))),
                 get("/openapi.yaml", (p, r) -> now(new ApiResponse(200, "application/yaml", openApiDocument()))));
     }
 

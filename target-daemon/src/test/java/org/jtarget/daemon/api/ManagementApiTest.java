@@ -2,6 +2,7 @@ package org.jtarget.daemon.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.jtarget.config.ConfigLoader;
 import org.jtarget.daemon.MemoryTargetYaml;
 import org.jtarget.daemon.RawIscsiClient;
 import org.junit.jupiter.api.AfterEach;
@@ -238,6 +239,39 @@ class ManagementApiTest {
         refusedWith("DELETE", "targets/" + T + "/luns/2", null, 409, "edit-refused");
         refusedWith("DELETE", "targets/iqn.2026-11.org.jtarget:nowhere/luns/0", null, 404, "not-found");
         assertThat(Files.readString(configFile)).isEqualTo(before);
+    }
+
+    @Test
+    void saveWritesTheLiveEditsIntoTheFileKeepingItsModeAndTheRunningConfig() throws Exception {
+        Files.setPosixFilePermissions(configFile, PosixFilePermissions.fromString("rw-------"));
+        assertThat(JSON.readTree(send("POST", "save", null).body()).get("saved").asBoolean()).as("nothing yet").isFalse();
+        assertThat(send("POST", "targets/" + T + "/luns", "{\"lun\": 2, \"backstore\": \"ram2\"}").status())
+                .isEqualTo(200);
+        assertThat(send("POST", "targets/" + T + "/acl", "{\"initiator\": \"iqn.2026-11.org.x:y\", \"luns\": [2]}")
+                .status()).isEqualTo(200);
+
+        ApiClient.Response saved = send("POST", "save", null);
+        assertThat(saved.status()).as(saved.body()).isEqualTo(200);
+        assertThat(JSON.readTree(saved.body()).get("note").asText()).contains("comments");
+        var written = ConfigLoader.load(configFile);
+        assertThat(written.targets()).isEqualTo(daemon.runtime.state().config().targets());
+        assertThat(written.management()).isEqualTo(daemon.runtime.state().config().management());
+        assertThat(Files.readString(configFile)).startsWith("# Written by jtargetd");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(configFile))).isEqualTo("rw-------");
+        assertThat(send("POST", "reload", null).status()).isEqualTo(200);
+        assertThat(daemon.runtime.state().targets().target(T).core().lunNumbers()).as("kept by the file").containsExactly(0, 2);
+    }
+
+    @Test
+    void saveRefusesAFileChangedSinceItWasRead() throws Exception {
+        assertThat(send("POST", "targets/" + T + "/luns", "{\"lun\": 2, \"backstore\": \"ram2\"}").status())
+                .isEqualTo(200);
+        String edited = Files.readString(configFile).replace("{ name: ram1, type: memory, size: 2MiB, block-size: 4096 }",
+                "{ name: ram1, type: memory, size: 3MiB, block-size: 4096 }");
+        Files.writeString(configFile, edited);
+        JsonNode refused = refusedWith("POST", "save", null, 409, "save-refused");
+        assertThat(refused.get("message").asText()).contains("changed since the daemon read it");
+        assertThat(Files.readString(configFile)).as("nothing written").isEqualTo(edited);
     }
 
     @Test
