@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The management API and {@code jtargetctl} (README "Manage") against a real daemon with
  * {@code management.socket}: an initiator logged in shows in {@code session list --json} with its
  * address, {@code session kill} ends it (its connection closes), {@code reload} applies an edited
- * config and refuses a bad one with the key named, {@code status} reads the daemon; the socket is
- * 0600 and gone once the daemon has stopped.
+ * config and refuses a bad one with the key named, {@code lun add} and {@code save} put a LUN into
+ * the file, {@code status} reads the daemon; the socket is 0600 and gone once the daemon has stopped.
  */
 class ManagementApiIT {
 
@@ -107,9 +107,11 @@ class ManagementApiIT {
                 }).as("the kicked initiator's connection is closed").isInstanceOf(IOException.class);
             }
 
-            Files.writeString(config, yaml.replace("      - { lun: 1, backstore: file0, read-only: false }\n",
+            String withLun2 = yaml.replace("      - { lun: 1, backstore: file0, read-only: false }\n",
                     "      - { lun: 1, backstore: file0, read-only: false }\n      - { lun: 2, backstore: ram1 }\n")
-                    .replace("backstores:\n", "backstores:\n  - { name: ram1, type: memory, size: 8MiB }\n"));
+                    .replace("backstores:\n", "backstores:\n  - { name: ram1, type: memory, size: 8MiB }\n"
+                            + "  - { name: ram2, type: memory, size: 8MiB }\n");
+            Files.writeString(config, withLun2);
             ClientTool.Result reload = ctl("reload");
             assertThat(reload.exitCode()).as(reload.describe()).isZero();
             JsonNode luns = ctlJson("ls").get("targets").get(0).get("luns");
@@ -121,6 +123,15 @@ class ManagementApiIT {
             assertThat(refused.exitCode()).as(refused.describe()).isEqualTo(1);
             assertThat(refused.stderr()).contains("targets[0].portals").contains("(reload-refused)");
             assertThat(ctlJson("ls").get("targets").get(0).get("luns")).as("nothing changed").hasSize(3);
+
+            Files.writeString(config, withLun2);
+            ClientTool.Result added = ctl("lun", "add", DaemonConfig.IQN, "3", "ram2");
+            assertThat(added.exitCode()).as(added.describe()).isZero();
+            ClientTool.Result saved = ctl("save");
+            assertThat(saved.exitCode()).as(saved.describe()).isZero();
+            assertThat(Files.readString(config)).contains("backstore: ram2").startsWith("# Written by jtargetd");
+            assertThat(ctl("reload").exitCode()).isZero();
+            assertThat(ctlJson("ls").get("targets").get(0).get("luns")).as("LUN 3 kept by the saved file").hasSize(4);
 
             ClientTool.Result status = ctl("status");
             assertThat(status.exitCode()).as(status.describe()).isZero();
