@@ -41,13 +41,13 @@ final class LiveEdits {
 
     void addLun(String iqn, byte[] body) throws ApiException {
         JsonNode b = object(body, LUN_FIELDS);
-        apply(new PendingEdit.AddLun(iqn, new LunConfig(integer(b, "lun"), text(b, "backstore"),
+        apply(PendingEdit.addLun(iqn, new LunConfig(integer(b, "lun"), text(b, "backstore"),
                 b.path("readOnly").asBoolean(false), b.path("removable").asBoolean(false))));
     }
 
     void removeLun(String iqn, String lun) throws ApiException {
         try {
-            apply(new PendingEdit.RemoveLun(iqn, Integer.parseInt(lun)));
+            apply(PendingEdit.removeLun(iqn, Integer.parseInt(lun)));
         } catch (NumberFormatException e) {
             throw new ApiException(400, "bad-request", "lun: not a number: " + lun);
         }
@@ -55,12 +55,12 @@ final class LiveEdits {
 
     void addAcl(String iqn, byte[] body) throws ApiException {
         JsonNode b = object(body, ACL_FIELDS);
-        apply(new PendingEdit.AddAcl(iqn, new AclConfig(text(b, "initiator"), b.has("luns") ? integers(b, "luns") : null,
+        apply(PendingEdit.addAcl(iqn, new AclConfig(text(b, "initiator"), b.has("luns") ? integers(b, "luns") : null,
                 b.has("readOnlyLuns") ? integers(b, "readOnlyLuns") : List.of())));
     }
 
     void removeAcl(String iqn, String initiator) throws ApiException {
-        apply(new PendingEdit.RemoveAcl(iqn, initiator));
+        apply(PendingEdit.removeAcl(iqn, initiator));
     }
 
     /** {@code POST /save}: the edits made so far written into the config file (see {@link ConfigSaver}). */
