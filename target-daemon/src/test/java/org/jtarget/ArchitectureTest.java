@@ -26,6 +26,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  *   scsi                             the core: no fabric, config, daemon or Netty channels
  *   fabric                           protocols over the core: no io (LU policy and I/O threads are the core's)
  *   daemon                           wiring: may use everything, nothing uses it
+ *   daemon.api                       the management API over the daemon: only the launcher starts it
  * </pre>
  */
 @AnalyzeClasses(packages = "org.jtarget", importOptions = ImportOption.DoNotIncludeTests.class)
@@ -71,6 +72,14 @@ class ArchitectureTest {
             .should().dependOnClassesThat().belongToAnyOf(Linker.class, SymbolLookup.class)
             .because("every downcall handle lives in os.Libc behind a documented wrapper, so each libc "
                     + "function is linked once and the native surface of the daemon is one file");
+
+    @ArchTest
+    static final ArchRule onlyTheLauncherStartsTheManagementApi = noClasses()
+            .that().resideOutsideOfPackage(ROOT + ".daemon.api..")
+            .and().doNotHaveFullyQualifiedName(ROOT + ".daemon.JtargetDaemon")
+            .should().dependOnClassesThat().resideInAPackage(ROOT + ".daemon.api..")
+            .because("the management API reads and drives the whole daemon from above: the launcher starts it, "
+                    + "nothing serving I/O may wait on it or know it");
 
     @ArchTest
     static final ArchRule unitsIsALeaf = leaf("units");

@@ -58,10 +58,12 @@ public final class ConfigLoader {
         List<PortalConfig> portals = PortalReader.read(root);
         List<BackstoreConfig> backstores = BackstoreReader.read(root, baseDir);
         checkMemoryLimit(source, daemon, backstores);
-        List<TargetConfig> targets = TargetReader.read(root, portals, backstores, new SecretFiles(baseDir, credentialsDir));
+        SecretFiles secrets = new SecretFiles(baseDir, credentialsDir);
+        List<TargetConfig> targets = TargetReader.read(root, portals, backstores, secrets);
         RdmaConfig rdma = RdmaReader.read(root, portals, backstores);
         HaConfig ha = HaReader.read(root, portals, backstores, rdma);
-        return new JtargetConfig(file, daemon, portals, backstores, targets, rdma, ha, ManagementConfig.read(root));
+        return new JtargetConfig(file, daemon, portals, backstores, targets, rdma, ha,
+                ManagementConfig.read(root, baseDir, secrets));
     }
 
     private static ImmutableNode readTree(Path file, String source) throws ConfigException {

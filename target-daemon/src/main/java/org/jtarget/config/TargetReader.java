@@ -184,22 +184,39 @@ final class TargetReader {
 
     private static void checkAclLuns(ConfigNode entry, String key, List<Integer> named, List<LunConfig> targetLuns,
                                      List<Integer> seen) throws ConfigException {
+        AclLunProblem p = aclLunProblem(named, targetLuns, seen);
+        if (p != null) {
+            throw entry.error(key + "[" + p.index() + "]", p.problem());
+        }
+    }
+
+    /** What is wrong with the {@code index}th LUN an ACL entry names. */
+    record AclLunProblem(int index, String problem) {
+    }
+
+    /**
+     * The first LUN of {@code named} that is not a LUN of the target, is listed twice, or (with
+     * {@code seen}, the entry's {@code luns}) is not among those; null when all are fine. The
+     * file's reader and the API's live edits ({@link TargetEdits}) apply this one rule.
+     */
+    static AclLunProblem aclLunProblem(List<Integer> named, List<LunConfig> targetLuns, List<Integer> seen) {
         if (named == null) {
-            return;
+            return null;
         }
         for (int i = 0; i < named.size(); i++) {
             int lun = named.get(i);
-            String at = key + "[" + i + "]";
             if (targetLuns.stream().noneMatch(l -> l.lun() == lun)) {
-                throw entry.error(at, "LUN " + lun + " is not a LUN of this target");
+                return new AclLunProblem(i, "LUN " + lun + " is not a LUN of this target");
             }
             if (named.indexOf(lun) != i) {
-                throw entry.error(at, "LUN " + lun + " listed twice");
+                return new AclLunProblem(i, "LUN " + lun + " listed twice");
             }
             if (seen != null && !seen.contains(lun)) {
-                throw entry.error(at, "LUN " + lun + " is not in luns (list it there too, or drop luns to map every LUN)");
+                return new AclLunProblem(i, "LUN " + lun + " is not in luns (list it there too, or drop luns to map "
+                        + "every LUN)");
             }
         }
+        return null;
     }
 
     private static ChapConfig chap(ConfigNode target, SecretFiles secrets) throws ConfigException {

@@ -46,6 +46,27 @@ public interface DaemonRuntime {
     }
 
     /**
+     * Sets the handler of {@code /api/} on the TCP management listener (the launcher, once the API
+     * exists; null when it closes). Runtimes without such a listener ignore it.
+     */
+    default void serveApiOverHttp(com.sun.net.httpserver.HttpHandler api) {
+    }
+
+    /** What is served now (the management API), or null when not started or already stopped. */
+    default RuntimeState state() {
+        return null;
+    }
+
+    /**
+     * Applies an edit of the running config (the management API's LUN and ACL changes) through
+     * {@link #reload}, atomically: no other reload comes between reading the config and applying
+     * the edit. The config file is not changed.
+     */
+    default void edit(org.jtarget.config.TargetEdits.Edit edit) throws Exception {
+        throw new ConfigException("", "", "this runtime cannot be edited; restart the daemon");
+    }
+
+    /**
      * Applies {@code next} to the running daemon (SIGHUP). A change it cannot apply live is a
      * {@link ConfigException} naming the key, and then nothing has changed.
      */

@@ -3,13 +3,17 @@ package org.jtarget.daemon;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.ConfigLoader;
 import org.jtarget.config.JtargetConfig;
+import org.jtarget.daemon.api.ManagedDaemon;
+import org.jtarget.daemon.api.ManagementServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * {@code jtargetd --config FILE}: loads the config, starts the runtime, runs until SIGTERM/SIGINT,
@@ -17,8 +21,9 @@ import java.util.function.Function;
  * ACLs) without stopping.
  *
  * <p>Exit status: 0 clean stop or {@code --help}; 1 start failure or a stop that timed out;
- * 2 usage error or bad configuration, told in exactly one line on stderr with nothing left running
- * (systemd: {@code RestartPreventExitStatus=2}, so a bad config does not restart-loop).
+ * 2 usage error or bad configuration (a management socket that cannot be bound too), told in
+ * exactly one line on stderr with nothing left running (systemd: {@code RestartPreventExitStatus=2},
+ * so a bad config does not restart-loop).
  */
 public final class JtargetDaemon {
 
@@ -78,16 +83,31 @@ public final class JtargetDaemon {
         }
         LOG.info("jtargetd started");
         try (ServiceNotifications systemd = ServiceNotifications.fromEnvironment(System.getenv())) {
-            systemd.ready(runtime.summary());
-            systemd.startWatchdog(runtime::probe);
-            stop.onReload(() -> {
+            Supplier<String> reload = () -> {
                 systemd.reloading();
                 String refused = reload(runtime, configFile);
                 systemd.ready(refused == null ? runtime.summary() : runtime.summary() + "; last reload refused: " + refused);
-            });
+                return refused;
+            };
+            ManagementServer management;
+            try {
+                management = ManagementServer.start(config.management(),
+                        new ManagedDaemon(runtime, configFile, Instant.now(), reload));
+            } catch (ConfigException e) {
+                stopBounded(runtime, timeout);
+                err.println(e.getMessage());
+                stop.stopped();
+                return EXIT_CONFIG;
+            }
+            systemd.ready(runtime.summary());
+            systemd.startWatchdog(runtime::probe);
+            stop.onReload(reload::get);
             stop.onSwitchover(runtime::switchover);
             awaitStop(stop);
             systemd.stopping();
+            if (management != null) {
+                management.close(); // before the runtime: no request reaches a stopping daemon
+            }
         }
         int status = stopBounded(runtime, timeout);
         LOG.info("jtargetd stopped");
@@ -188,8 +208,8 @@ public final class JtargetDaemon {
      * restart, is one ERROR line naming the key, and the daemon keeps running as it was. Returns
      * null when applied, else why not (for the service manager's status line).
      */
-    static String reload(DaemonRuntime runtime, Path configFile) {
-        LOG.info("SIGHUP received, reloading {}", configFile);
+    public static String reload(DaemonRuntime runtime, Path configFile) {
+        LOG.info("reload requested (SIGHUP or the management API), reloading {}", configFile);
         try {
             runtime.reload(ConfigLoader.load(configFile));
             return null;

@@ -86,6 +86,8 @@ public final class TargetRuntime implements DaemonRuntime {
     /** {@code /metrics}, or null when not configured. */
     private org.jtarget.daemon.metrics.MetricsEndpoint metrics;
     private final Map<Path, FileMediumProbe> probes = new HashMap<>();
+    /** The management API's handler for {@code /api/} on {@code management.http}, or null (volatile: the listener's thread reads it). */
+    private volatile com.sun.net.httpserver.HttpHandler apiOverHttp;
 
     public TargetRuntime(JtargetConfig config) {
         this.config = config;
@@ -128,23 +130,55 @@ public final class TargetRuntime implements DaemonRuntime {
         LOG.info("jtargetd ready: {} target(s), {} portal(s)", registry.targets().size(), config.portals().size());
     }
 
+    /**
+     * The TCP management listener: {@code /metrics} if asked for, the API if a token file is
+     * configured (its handler is set by the launcher once the API exists, see
+     * {@link #serveApiOverHttp}); not opened when it would serve neither.
+     */
     private void startMetrics() throws ConfigException {
         org.jtarget.config.ManagementConfig m = config.management();
-        if (m == null) {
+        if (m == null || !m.hasHttp()) {
             return;
         }
-        if (!m.metrics()) {
-            LOG.info("management.http {}:{}: not opened, it has nothing to serve (metrics: false)", m.httpHost(),
-                    m.httpPort());
+        boolean api = m.apiToken() != null;
+        if (!m.metrics() && !api) {
+            LOG.info("management.http {}:{}: not opened, it has nothing to serve (metrics: false, no token-file)",
+                    m.httpHost(), m.httpPort());
             return;
+        }
+        if (!api) {
+            LOG.info("management.http: only /metrics; the management API is served on TCP only with "
+                    + "management.token-file");
         }
         metrics = org.jtarget.daemon.metrics.MetricsEndpoint.start(m, config.source().toString(),
-                new org.jtarget.daemon.metrics.JtargetCollector(() -> registry, () -> pool,
+                m.metrics() ? new org.jtarget.daemon.metrics.JtargetCollector(() -> registry, () -> pool,
                         () -> fabric == null ? null : fabric.sessionRegistry(),
                         ha == null ? null : () -> {
                             HaRuntime node = ha;
                             return node == null ? null : node.node().snapshot();
-                        }));
+                        }) : null,
+                api ? this::handleApiOverHttp : null);
+    }
+
+    /** {@code /api/} on the TCP listener: the API's handler once set, else 503 (starting or stopping). */
+    private void handleApiOverHttp(com.sun.net.httpserver.HttpExchange exchange) throws IOException {
+        com.sun.net.httpserver.HttpHandler api = apiOverHttp;
+        if (api != null) {
+            api.handle(exchange);
+            return;
+        }
+        byte[] body = "{\"code\":\"not-running\",\"message\":\"the management API is not running\"}"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(503, body.length);
+        try (var out = exchange.getResponseBody()) {
+            out.write(body);
+        }
+    }
+
+    @Override
+    public void serveApiOverHttp(com.sun.net.httpserver.HttpHandler api) {
+        apiOverHttp = api;
     }
 
     @Override
@@ -247,6 +281,23 @@ public final class TargetRuntime implements DaemonRuntime {
         if (before.targets().size() != next.targets().size()) {
             LOG.info("jtargetd now serves {} target(s)", registry.targets().size());
         }
+    }
+
+    @Override
+    public synchronized RuntimeState state() {
+        if (registry == null) {
+            return null;
+        }
+        return new RuntimeState(config, registry, stores.all(), fabric == null ? null : fabric.sessionRegistry(),
+                ha == null ? null : ha.describe());
+    }
+
+    @Override
+    public synchronized void edit(org.jtarget.config.TargetEdits.Edit edit) throws Exception {
+        if (registry == null) {
+            throw new IllegalStateException("not started");
+        }
+        reload(edit.apply(config));
     }
 
     /** The live targets (tests). */

@@ -93,6 +93,20 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theShippedManagementExampleIsValidWhenUncommented() throws Exception {
+        String shipped = Files.readString(Path.of("..", "conf", "jtarget.yaml"));
+        int start = shipped.indexOf("\n# management:\n");
+        int end = shipped.indexOf("\n\n", start);
+        assertThat(start).isPositive();
+        String block = shipped.substring(start + 1, end + 1).replaceAll("(?m)^# ?", "");
+        Files.writeString(dir.resolve("api-token"), "token\n");
+        ManagementConfig m = load(shipped.substring(0, start + 1) + block + shipped.substring(end + 1)).management();
+        assertThat(m.socket()).isEqualTo(Path.of(ManagementConfig.DEFAULT_SOCKET));
+        assertThat(m.metrics()).isTrue();
+        assertThat(m.apiToken()).isEqualTo("token");
+    }
+
+    @Test
     void readsDaemonSettingsAndPortalOptions() throws Exception {
         JtargetConfig c = load("""
                 daemon: { state-dir: /var/lib/jtarget, event-loop-threads: 3, io-threads-per-lun: 2, shutdown-timeout: 5 }
@@ -526,6 +540,25 @@ class ConfigLoaderTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("management.http: missing");
         assertThatThrownBy(() -> load(PORTALS + "management: { http: \"127.0.0.1:9180\", api: true }\n"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("management.api");
+    }
+
+    @Test
+    void theManagementApiListensOnASocketAndOnHttpOnlyWithAToken() throws Exception {
+        ManagementConfig socketOnly = load(PORTALS + "management: { socket: api.sock }\n").management();
+        assertThat(socketOnly.socket()).as("relative to the config's folder").isEqualTo(dir.resolve("api.sock"));
+        assertThat(socketOnly.hasHttp()).isFalse();
+        assertThat(socketOnly.apiToken()).isNull();
+        java.nio.file.Files.writeString(dir.resolve("token"), "s3cret-token\n");
+        ManagementConfig both = load(PORTALS + "management: { socket: /run/x.sock, http: \"127.0.0.1:9180\","
+                + " token-file: token }\n").management();
+        assertThat(both.apiToken()).isEqualTo("s3cret-token");
+        assertThat(both.toString()).doesNotContain("s3cret-token");
+        assertThatThrownBy(() -> load(PORTALS + "management: { socket: /run/x.sock, metrics: true }\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("management.metrics: ");
+        assertThatThrownBy(() -> load(PORTALS + "management: { socket: /run/x.sock, token-file: token }\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("management.token-file: ");
+        assertThatThrownBy(() -> load(PORTALS + "management: { http: \"127.0.0.1:9180\", token-file: nowhere }\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("management.token-file: no such file");
     }
 
     @Test

@@ -127,6 +127,17 @@ class JtargetDaemonTest {
     }
 
     @Test
+    void aManagementSocketThatCannotBeBoundIsOneLineExitTwoAndStopsTheRuntime() throws Exception {
+        Path file = config(CONFIG + "management: { socket: " + dir.resolve("no-such-dir/api.sock") + " }\n");
+        FakeRuntime runtime = new FakeRuntime();
+        assertThat(run(runtime, "--config", file.toString())).isEqualTo(2);
+        assertThat(err().lines()).singleElement().asString()
+                .startsWith(file + ": management.socket: cannot listen on " + dir.resolve("no-such-dir/api.sock"));
+        assertThat(runtime.stoppedWith).isEqualTo(Duration.ofSeconds(1));
+        assertThat(stop.stopped.getCount()).isZero();
+    }
+
+    @Test
     void configProblemAtStartIsOneLineExitTwoAndStopsWhatWasOpened() throws Exception {
         Path file = config(CONFIG);
         FakeRuntime runtime = new FakeRuntime();

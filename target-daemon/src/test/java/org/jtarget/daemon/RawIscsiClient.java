@@ -16,7 +16,7 @@ import java.util.Arrays;
  * logout. It builds every PDU by hand from RFC 7143 section 11, so it depends on nothing of the
  * daemon (initiator-tools cannot be used: it depends on target-daemon).
  */
-final class RawIscsiClient implements Closeable {
+public final class RawIscsiClient implements Closeable {
 
     static final int BHS = 48;
     private static final int OP_SCSI_COMMAND = 0x01;
@@ -41,7 +41,7 @@ final class RawIscsiClient implements Closeable {
     private int expStatSn;
     private int peerMaxRecvDataSegment = 8192; // RFC 7143 13.12: the default until the target declares one
 
-    RawIscsiClient(InetSocketAddress portal) throws IOException {
+    public RawIscsiClient(InetSocketAddress portal) throws IOException {
         socket = new Socket();
         socket.connect(portal, 10_000);
         socket.setSoTimeout(30_000);
@@ -50,7 +50,7 @@ final class RawIscsiClient implements Closeable {
     }
 
     /** Logs in to {@code target} in one step, operational stage to full feature phase. */
-    void login(String initiator, String target) throws IOException {
+    public void login(String initiator, String target) throws IOException {
         byte[] keys = text("InitiatorName=" + initiator, "SessionType=Normal", "TargetName=" + target,
                 "HeaderDigest=None", "DataDigest=None", "MaxRecvDataSegmentLength=" + OUR_MAX_RECV_DATA_SEGMENT);
         ByteBuffer bhs = header(OP_LOGIN_REQUEST | IMMEDIATE, keys.length);

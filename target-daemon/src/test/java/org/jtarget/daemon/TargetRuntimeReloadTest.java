@@ -57,20 +57,7 @@ class TargetRuntimeReloadTest {
     }
 
     private String yaml(String luns, String acl, String extra) {
-        return """
-                daemon: { buffer-pool: { pinned-size: 0 } }
-                portals:
-                  - { name: default, listen: "127.0.0.1:%d" }
-                backstores:
-                  - { name: ram0, type: memory, size: 1MiB }
-                  - { name: ram1, type: memory, size: 1MiB }
-                  - { name: ram2, type: memory, size: 1MiB }
-                targets:
-                  - iqn: %s
-                    portals: [default]
-                    acl: %s
-                    luns: %s
-                %s""".formatted(port, T, acl, luns, extra);
+        return MemoryTargetYaml.of(port, T, acl, luns, extra);
     }
 
     private TargetRegistry started(JtargetConfig c) throws Exception {

@@ -136,6 +136,40 @@ public final class IscsiSession {
         return terminated;
     }
 
+    /** One connection as the management API shows it: its CID and both ends' addresses. */
+    public record ConnectionInfo(int cid, String peer, String local) {
+    }
+
+    /**
+     * The session's connections now, read on the session loop (which owns the list): a caller off
+     * the loop gets them without blocking it.
+     */
+    public java.util.concurrent.CompletableFuture<List<ConnectionInfo>> connectionInfo() {
+        java.util.concurrent.CompletableFuture<List<ConnectionInfo>> answer = new java.util.concurrent.CompletableFuture<>();
+        try {
+            loop.execute(() -> {
+                List<ConnectionInfo> all = new ArrayList<>(connections.size());
+                for (IscsiConnection c : connections) {
+                    all.add(new ConnectionInfo(c.cid(), hostPort(c.transport().remoteAddress()),
+                            hostPort(c.transport().localAddress())));
+                }
+                answer.complete(all);
+            });
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            answer.complete(List.of()); // the loop is shutting down: the session's connections are going
+        }
+        return answer;
+    }
+
+    /** "host:port" ("[v6]:port") for an IP address, without InetSocketAddress's "/" in front. */
+    private static String hostPort(java.net.SocketAddress address) {
+        if (address instanceof java.net.InetSocketAddress ip && ip.getAddress() != null) {
+            String host = ip.getAddress().getHostAddress();
+            return (host.contains(":") ? "[" + host + "]" : host) + ":" + ip.getPort();
+        }
+        return String.valueOf(address);
+    }
+
     /** Asks every connection's initiator to log out (RFC 7143 11.9.1, AsyncEvent 1). */
     public void requestLogout(int seconds) {
         if (!loop.inEventLoop()) {

@@ -1,0 +1,101 @@
+package org.jtarget.ctl;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * {@code jtargetctl lun add|remove} and {@code acl add|remove}: live edits of a target. They
+ * change the running daemon only; the config file keeps what it says (a reload from it undoes them).
+ */
+final class EditCommands {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private EditCommands() {
+    }
+
+    /** A target's path segment: IQNs hold ':' and '.', which are sent encoded. */
+    static String segment(String name) {
+        return URLEncoder.encode(name, StandardCharsets.UTF_8);
+    }
+
+    /** Sends the edit and prints what it did, with where the change lives. */
+    static int edit(Jtargetctl ctl, String method, String path, ObjectNode body, String done)
+            throws IOException, Jtargetctl.Refused {
+        JsonNode r = ctl.call(method, path, body == null ? null : JSON.writeValueAsString(body));
+        ctl.print(r, out -> {
+            out.println(done);
+            out.println("note: " + r.path("note").asText());
+        });
+        return 0;
+    }
+
+    @Command(name = "lun", description = "Add or remove a LUN of a running target (not saved in the config file).",
+            synopsisSubcommandLabel = "(add | remove)")
+    static final class Lun {
+
+        @ParentCommand
+        Jtargetctl ctl;
+
+        @Command(name = "add", description = "Map a backstore of the config as a new LUN of the target.")
+        int add(@Parameters(paramLabel = "TARGET") String target, @Parameters(paramLabel = "LUN") int lun,
+                @Parameters(paramLabel = "BACKSTORE") String backstore,
+                @Option(names = "--read-only", description = "writes answer DATA PROTECT") boolean readOnly,
+                @Option(names = "--removable", description = "the LU reports removable media") boolean removable)
+                throws IOException, Jtargetctl.Refused {
+            ObjectNode body = JSON.createObjectNode().put("lun", lun).put("backstore", backstore)
+                    .put("readOnly", readOnly).put("removable", removable);
+            return edit(ctl, "POST", "targets/" + segment(target) + "/luns", body,
+                    "LUN " + lun + " (" + backstore + ") added to " + target);
+        }
+
+        @Command(name = "remove", description = "Remove a LUN from the target (refused while an ACL entry names it).")
+        int remove(@Parameters(paramLabel = "TARGET") String target, @Parameters(paramLabel = "LUN") int lun)
+                throws IOException, Jtargetctl.Refused {
+            return edit(ctl, "DELETE", "targets/" + segment(target) + "/luns/" + lun, null,
+                    "LUN " + lun + " removed from " + target);
+        }
+    }
+
+    @Command(name = "acl", description = "Add or remove an initiator of a running target's ACL (not saved in the "
+            + "config file).", synopsisSubcommandLabel = "(add | remove)")
+    static final class Acl {
+
+        @ParentCommand
+        Jtargetctl ctl;
+
+        @Command(name = "add", description = "Allow an initiator to log in (to every LUN unless --luns).")
+        int add(@Parameters(paramLabel = "TARGET") String target, @Parameters(paramLabel = "INITIATOR") String initiator,
+                @Option(names = "--luns", split = ",", paramLabel = "N", description = "the LUNs it sees") List<Integer> luns,
+                @Option(names = "--read-only-luns", split = ",", paramLabel = "N",
+                        description = "LUNs it may only read") List<Integer> readOnly)
+                throws IOException, Jtargetctl.Refused {
+            ObjectNode body = JSON.createObjectNode().put("initiator", initiator);
+            if (luns != null) {
+                luns.forEach(body.putArray("luns")::add);
+            }
+            if (readOnly != null) {
+                readOnly.forEach(body.putArray("readOnlyLuns")::add);
+            }
+            return edit(ctl, "POST", "targets/" + segment(target) + "/acl", body, initiator + " added to the ACL of "
+                    + target);
+        }
+
+        @Command(name = "remove", description = "Remove an initiator's ACL entry (its sessions end; not the last entry).")
+        int remove(@Parameters(paramLabel = "TARGET") String target, @Parameters(paramLabel = "INITIATOR") String initiator)
+                throws IOException, Jtargetctl.Refused {
+            return edit(ctl, "DELETE", "targets/" + segment(target) + "/acl/" + segment(initiator), null,
+                    initiator + " removed from the ACL of " + target);
+        }
+    }
+}
