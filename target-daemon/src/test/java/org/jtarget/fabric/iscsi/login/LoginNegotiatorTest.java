@@ -539,16 +539,23 @@ class LoginNegotiatorTest {
 
     // ---------- authentication ----------
 
-    private Map<String, String> chapStart(String target) {
+    /** AuthMethod=CHAP, then CHAP_A={@code offer}; returns the target's CHAP_A, CHAP_I and CHAP_C. */
+    private Map<String, String> chapStart(String target, String offer) {
         Map<String, String> first = firstKeys(target);
         first.put("AuthMethod", "CHAP,None");
         LoginStep step = send(false, SECURITY, 0, first);
         assertThat(answers(step)).containsEntry("AuthMethod", "CHAP");
-        // MD5 alone, as libiscsi offers it: still chosen although the target prefers stronger ones.
-        LoginStep challenge = send(false, SECURITY, 0, keys("CHAP_A", "5"));
+        LoginStep challenge = send(false, SECURITY, 0, keys("CHAP_A", offer));
         assertThat(status(challenge)).isZero();
         Map<String, String> a = answers(challenge);
-        assertThat(a).containsEntry("CHAP_A", "5").containsKeys("CHAP_I", "CHAP_C");
+        assertThat(a).containsKeys("CHAP_A", "CHAP_I", "CHAP_C");
+        return a;
+    }
+
+    private Map<String, String> chapStart(String target) {
+        // MD5 alone, as libiscsi offers it: still chosen although the target prefers stronger ones.
+        Map<String, String> a = chapStart(target, "5");
+        assertThat(a).containsEntry("CHAP_A", "5");
         assertThat(a.get("CHAP_C")).startsWith("0x").hasSize(2 + 32);
         return a;
     }
@@ -586,10 +593,7 @@ class LoginNegotiatorTest {
 
     @Test
     void openIscsiStyleOfferGetsSha256AndItsAnswerAuthenticates() throws Exception {
-        Map<String, String> first = firstKeys(CHAP_TARGET);
-        first.put("AuthMethod", "CHAP,None");
-        send(false, SECURITY, 0, first);
-        Map<String, String> a = answers(send(false, SECURITY, 0, keys("CHAP_A", "7,6,5")));
+        Map<String, String> a = chapStart(CHAP_TARGET, "7,6,5");
         assertThat(a).containsEntry("CHAP_A", "7");
         assertThat(challengeOf(a)).hasSize(32);
         MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
@@ -603,10 +607,7 @@ class LoginNegotiatorTest {
 
     @Test
     void anMd5SizedAnswerToSha256IsRefusedAndTheReasonKept() {
-        Map<String, String> first = firstKeys(CHAP_TARGET);
-        first.put("AuthMethod", "CHAP,None");
-        send(false, SECURITY, 0, first);
-        Map<String, String> a = answers(send(false, SECURITY, 0, keys("CHAP_A", "7,5")));
+        Map<String, String> a = chapStart(CHAP_TARGET, "7,5");
         String r = md5Hex(Integer.parseInt(a.get("CHAP_I")), "secret-of-alice", challengeOf(a));
         assertThat(status(send(true, SECURITY, OPERATIONAL, keys("CHAP_N", "alice", "CHAP_R", r))))
                 .isEqualTo(LoginStatus.AUTHENTICATION_FAILURE);
