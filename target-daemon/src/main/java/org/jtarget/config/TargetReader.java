@@ -20,7 +20,7 @@ final class TargetReader {
             "queue-depth");
     private static final Set<String> ACL_KEYS = ConfigNode.keys("initiator", "luns", "read-only-luns");
     private static final Set<String> CHAP_KEYS = ConfigNode.keys("user", "secret", "secret-file", "mutual-user",
-            "mutual-secret", "mutual-secret-file");
+            "mutual-secret", "mutual-secret-file", "algorithms");
 
     /**
      * RFC 7143 9.2.1 asks for secrets of at least 96 bits; open-iscsi and the Windows initiator
@@ -244,7 +244,25 @@ final class TargetReader {
                 throw node.error("mutual-secret", "must differ from secret (RFC 7143 9.2.1)");
             }
         }
-        return new ChapConfig(user, secret, mutualUser, mutualSecret);
+        return new ChapConfig(user, secret, mutualUser, mutualSecret, chapAlgorithms(node));
+    }
+
+    /** {@code chap.algorithms}: known names, each once, most preferred first; the default order when absent or empty. */
+    private static List<String> chapAlgorithms(ConfigNode chap) throws ConfigException {
+        List<String> names = chap.strings("algorithms").stream().map(n -> n.toLowerCase(java.util.Locale.ROOT)).toList();
+        if (names.isEmpty()) {
+            return ChapConfig.ALGORITHMS;
+        }
+        for (String name : names) {
+            if (!ChapConfig.ALGORITHMS.contains(name)) {
+                throw chap.error("algorithms", "unknown CHAP algorithm '" + name + "' (expected some of: "
+                        + String.join(", ", ChapConfig.ALGORITHMS) + ")");
+            }
+        }
+        if (new HashSet<>(names).size() != names.size()) {
+            throw chap.error("algorithms", "an algorithm is listed twice");
+        }
+        return names;
     }
 
     /** The secret under {@code key}, or read from the file {@code key-file} names; null when neither is given. */

@@ -13,6 +13,7 @@ import org.jtarget.config.LunConfig;
 import org.jtarget.config.PortalConfig;
 import org.jtarget.config.TargetConfig;
 import org.jtarget.fabric.srp.SrpTargetSettings;
+import org.jtarget.fabric.iscsi.ChapAlgorithm;
 import org.jtarget.fabric.iscsi.ChapCredentials;
 import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
 import org.jtarget.fabric.iscsi.IscsiTargetSettings;
@@ -397,7 +398,12 @@ public final class TargetRuntime implements DaemonRuntime {
     }
 
     private static ChapCredentials chap(ChapConfig c) {
-        return c == null ? null : new ChapCredentials(c.user(), c.secret(), c.mutualUser(), c.mutualSecret());
+        if (c == null) {
+            return null;
+        }
+        // The config checked the names against ChapConfig.ALGORITHMS; ChapAlgorithmNamesTest keeps both in step.
+        List<ChapAlgorithm> algorithms = c.algorithms().stream().map(ChapAlgorithm::ofConfigName).toList();
+        return new ChapCredentials(c.user(), c.secret(), c.mutualUser(), c.mutualSecret(), algorithms);
     }
 
     /** A portal that cannot bind is an operator problem: a one-line error naming its key. */

@@ -496,6 +496,24 @@ class ConfigLoaderTest {
             + "targets:\n  - { iqn: iqn.2026-11.org.jtarget:x, portals: [default], acl: ['*'], chap: { user: u, ";
 
     @Test
+    void chapAlgorithmsAreThePreferenceOrderAndDefaultToStrongestFirst() throws Exception {
+        ChapConfig listed = load(CHAP_TARGET + "secret: 0123456789ab, algorithms: [SHA256, md5] } }\n")
+                .targets().getFirst().chap();
+        assertThat(listed.algorithms()).containsExactly("sha256", "md5");
+        ChapConfig absent = load(CHAP_TARGET + "secret: 0123456789ab } }\n").targets().getFirst().chap();
+        assertThat(absent.algorithms()).containsExactly("sha3-256", "sha256", "sha1", "md5");
+    }
+
+    @Test
+    void anUnknownOrRepeatedChapAlgorithmIsAnErrorNamingTheKey() {
+        assertError(CHAP_TARGET + "secret: 0123456789ab, algorithms: [sha256, sha512] } }\n",
+                "targets[0].chap.algorithms: unknown CHAP algorithm 'sha512' (expected some of: sha3-256, sha256,"
+                        + " sha1, md5)");
+        assertError(CHAP_TARGET + "secret: 0123456789ab, algorithms: [md5, sha1, md5] } }\n",
+                "targets[0].chap.algorithms: an algorithm is listed twice");
+    }
+
+    @Test
     void chapSecretsComeFromFilesNextToTheConfigOrInSystemdsCredentialsFolder() throws Exception {
         java.nio.file.Files.writeString(dir.resolve("chap-u"), "0123456789ab\n");
         java.nio.file.Path credentials = java.nio.file.Files.createDirectories(dir.resolve("credentials"));

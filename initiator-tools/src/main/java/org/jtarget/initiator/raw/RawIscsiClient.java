@@ -182,9 +182,11 @@ public final class RawIscsiClient implements AutoCloseable {
 
     /**
      * As {@link #login(String, String, Map)}; with {@code chap} non-null the security stage offers
-     * {@code AuthMethod=CHAP,None} and, when the target picks CHAP, runs the one-way MD5 exchange
-     * (RFC 7143 12.1.3): {@code CHAP_A=5}, then {@code CHAP_N}/{@code CHAP_R} answering the target's
-     * {@code CHAP_I}/{@code CHAP_C}.
+     * {@code AuthMethod=CHAP,None} and, when the target picks CHAP, runs the exchange (RFC 7143
+     * 12.1.3): {@code CHAP_A} with the credentials' algorithms, then {@code CHAP_N}/{@code CHAP_R}
+     * answering the target's {@code CHAP_I}/{@code CHAP_C} with the algorithm it chose; for mutual
+     * CHAP also our {@code CHAP_I}/{@code CHAP_C}, and the target's answer is checked
+     * ({@link IscsiProtocolException} if wrong).
      */
     public LoginResult login(String initiatorName, String targetName, Map<String, String> operationalKeys,
                              ChapCredentials chap) throws IOException {
@@ -231,17 +233,25 @@ public final class RawIscsiClient implements AutoCloseable {
         if (!"CHAP".equals(negotiatedValue("AuthMethod"))) {
             return loginStage(itt, csg, nsg, Map.of()); // the target chose None
         }
-        r = loginExchange(itt, csg, nsg, Map.of("CHAP_A", ChapCredentials.MD5_ALGORITHM));
+        r = loginExchange(itt, csg, nsg, Map.of("CHAP_A", chap.offer()));
         if (r != null) {
             return r;
         }
-        if (!ChapCredentials.MD5_ALGORITHM.equals(negotiatedValue("CHAP_A"))) {
-            throw new IscsiProtocolException("target chose CHAP_A=" + negotiatedValue("CHAP_A") + ", not MD5 (5)");
-        }
+        String algorithm = negotiatedValue("CHAP_A");
         Map<String, String> answer = new LinkedHashMap<>();
         answer.put("CHAP_N", chap.user());
-        answer.put("CHAP_R", chap.answer(negotiatedValue("CHAP_I"), negotiatedValue("CHAP_C")));
-        return loginStage(itt, csg, nsg, answer);
+        answer.put("CHAP_R", chap.answer(algorithm, negotiatedValue("CHAP_I"), negotiatedValue("CHAP_C")));
+        if (!chap.mutual()) {
+            return loginStage(itt, csg, nsg, answer);
+        }
+        ChapCredentials.TargetChallenge challenge = chap.challengeTarget(algorithm);
+        answer.putAll(challenge.keys());
+        LoginResult result = loginStage(itt, csg, nsg, answer);
+        if (result.statusClass() == 0) {
+            // As open-iscsi does: a target that cannot prove itself ends the login on our side.
+            chap.verifyTarget(challenge, negotiatedValue("CHAP_N"), negotiatedValue("CHAP_R"));
+        }
+        return result;
     }
 
     /**

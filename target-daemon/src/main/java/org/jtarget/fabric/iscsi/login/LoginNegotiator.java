@@ -357,7 +357,8 @@ public final class LoginNegotiator {
         }
         int status = chap.onKeys(chapKeys, answer);
         if (status != LoginStatus.SUCCESS) {
-            return refuse(status, "CHAP exchange failed (unknown name, wrong response or malformed CHAP keys)");
+            String why = chap.failureReason() != null ? chap.failureReason() : "CHAP key after the exchange ended";
+            return refuse(status, "CHAP exchange failed: " + why);
         }
         authenticated = chap.done();
         return status;

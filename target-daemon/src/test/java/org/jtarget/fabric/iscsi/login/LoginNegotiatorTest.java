@@ -10,6 +10,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -538,21 +539,41 @@ class LoginNegotiatorTest {
 
     // ---------- authentication ----------
 
-    private Map<String, String> chapStart(String target) {
+    /** AuthMethod=CHAP, then CHAP_A={@code offer}; returns the target's CHAP_A, CHAP_I and CHAP_C. */
+    private Map<String, String> chapStart(String target, String offer) {
         Map<String, String> first = firstKeys(target);
         first.put("AuthMethod", "CHAP,None");
         LoginStep step = send(false, SECURITY, 0, first);
         assertThat(answers(step)).containsEntry("AuthMethod", "CHAP");
-        LoginStep challenge = send(false, SECURITY, 0, keys("CHAP_A", "7,5"));
+        LoginStep challenge = send(false, SECURITY, 0, keys("CHAP_A", offer));
         assertThat(status(challenge)).isZero();
         Map<String, String> a = answers(challenge);
-        assertThat(a).containsEntry("CHAP_A", "5").containsKeys("CHAP_I", "CHAP_C");
+        assertThat(a).containsKeys("CHAP_A", "CHAP_I", "CHAP_C");
+        return a;
+    }
+
+    private Map<String, String> chapStart(String target) {
+        // MD5 alone, as libiscsi offers it: still chosen although the target prefers stronger ones.
+        Map<String, String> a = chapStart(target, "5");
+        assertThat(a).containsEntry("CHAP_A", "5");
         assertThat(a.get("CHAP_C")).startsWith("0x").hasSize(2 + 32);
         return a;
     }
 
+    /** RFC 1994 4.1, computed here independently of the target's code. */
+    private static byte[] md5(int id, String secret, byte[] challenge) {
+        try {
+            MessageDigest md5 = MessageDigest.getInstance("MD5");
+            md5.update((byte) id);
+            md5.update(secret.getBytes(StandardCharsets.UTF_8));
+            return md5.digest(challenge);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     private static String md5Hex(int id, String secret, byte[] challenge) {
-        return "0x" + HexFormat.of().formatHex(ChapAuthenticator.md5(id, secret, challenge));
+        return "0x" + HexFormat.of().formatHex(md5(id, secret, challenge));
     }
 
     private static byte[] challengeOf(Map<String, String> a) {
@@ -571,9 +592,32 @@ class LoginNegotiatorTest {
     }
 
     @Test
+    void openIscsiStyleOfferGetsSha256AndItsAnswerAuthenticates() throws Exception {
+        Map<String, String> a = chapStart(CHAP_TARGET, "7,6,5");
+        assertThat(a).containsEntry("CHAP_A", "7");
+        assertThat(challengeOf(a)).hasSize(32);
+        MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+        sha256.update((byte) Integer.parseInt(a.get("CHAP_I")));
+        sha256.update("secret-of-alice".getBytes(StandardCharsets.UTF_8));
+        byte[] r = sha256.digest(challengeOf(a));
+        LoginStep step = send(true, SECURITY, OPERATIONAL, keys("CHAP_N", "alice", "CHAP_R", "0x" + HexFormat.of().formatHex(r)));
+        assertThat(status(step)).isZero();
+        assertThat(flags(step) & 0x80).isNotZero();
+    }
+
+    @Test
+    void anMd5SizedAnswerToSha256IsRefusedAndTheReasonKept() {
+        Map<String, String> a = chapStart(CHAP_TARGET, "7,5");
+        String r = md5Hex(Integer.parseInt(a.get("CHAP_I")), "secret-of-alice", challengeOf(a));
+        assertThat(status(send(true, SECURITY, OPERATIONAL, keys("CHAP_N", "alice", "CHAP_R", r))))
+                .isEqualTo(LoginStatus.AUTHENTICATION_FAILURE);
+        assertThat(negotiator.refusalReason()).startsWith("CHAP exchange failed: CHAP_R has 16 bytes");
+    }
+
+    @Test
     void base64ChapResponseIsAccepted() {
         Map<String, String> a = chapStart(CHAP_TARGET);
-        byte[] r = ChapAuthenticator.md5(Integer.parseInt(a.get("CHAP_I")), "secret-of-alice", challengeOf(a));
+        byte[] r = md5(Integer.parseInt(a.get("CHAP_I")), "secret-of-alice", challengeOf(a));
         LoginStep step = send(true, SECURITY, OPERATIONAL,
                 keys("CHAP_N", "alice", "CHAP_R", "0b" + java.util.Base64.getEncoder().encodeToString(r)));
         assertThat(status(step)).isZero();
@@ -622,6 +666,7 @@ class LoginNegotiatorTest {
         String r = md5Hex(Integer.parseInt(a.get("CHAP_I")), "secret-of-alice", challengeOf(a));
         Map<String, String> k = keys("CHAP_N", "alice", "CHAP_R", r, "CHAP_I", a.get("CHAP_I"), "CHAP_C", a.get("CHAP_C"));
         assertThat(status(send(true, SECURITY, OPERATIONAL, k))).isEqualTo(LoginStatus.AUTHENTICATION_FAILURE);
+        assertThat(negotiator.refusalReason()).contains("reflected");
     }
 
     @Test
@@ -629,7 +674,7 @@ class LoginNegotiatorTest {
         Map<String, String> first = firstKeys(CHAP_TARGET);
         first.put("AuthMethod", "CHAP");
         send(false, SECURITY, 0, first);
-        assertThat(status(send(false, SECURITY, 0, keys("CHAP_A", "7")))).isEqualTo(LoginStatus.AUTHENTICATION_FAILURE);
+        assertThat(status(send(false, SECURITY, 0, keys("CHAP_A", "9,55")))).isEqualTo(LoginStatus.AUTHENTICATION_FAILURE);
     }
 
     @Test
