@@ -80,6 +80,7 @@ class PackageIT {
                 .contains(" ./" + INSTALL_HOME + "/bin/jtargetd\n")
                 .contains(" ./usr/bin/jtargetd -> ../lib/jtarget/bin/jtargetd\n")
                 .contains(" ./usr/bin/jtarget-initiator -> ../lib/jtarget/bin/jtarget-initiator\n")
+                .contains(" ./usr/bin/jtargetctl -> ../lib/jtarget/bin/jtargetctl\n")
                 .contains(" ./lib/systemd/system/jtargetd.service\n")
                 .containsPattern("(?m)^-rw-r----- root/root .* \\./etc/jtarget/jtarget\\.yaml$")
                 .doesNotContain("/opt/");
@@ -152,6 +153,7 @@ class PackageIT {
         int port = DaemonProcess.freePort();
         Path dir = Files.createDirectories(work.resolve("shipped-config"));
         Path config = DaemonConfig.write(dir, shipped.replace("/var/lib/jtarget", dir.toString())
+                .replace("/run/jtarget", dir.toString())
                 .replace("0.0.0.0:3260", DaemonProcess.HOST + ":" + port));
         daemon = DaemonProcess.startLauncher(root.resolve("usr/bin/jtargetd"), config, port, withoutJdk());
 
@@ -199,12 +201,16 @@ class PackageIT {
                 .contains("Exe=/usr/lib/jtarget/runtime/bin/java\n")
                 .contains("pinned arena 64MiB (pinned)")
                 .containsPattern("(?m)^Lun:0\\s+Type:DIRECT_ACCESS")
+                .contains("Jtargetctl=ok\n").containsPattern("(?m)^  iqn\\.2026-11\\.org\\.jtarget:disk0 ")
                 .contains("Reload=ok\n").contains("AfterReloadActiveState=active\n")
                 .contains("AfterStopResult=success\n").contains("AfterStopExecMainStatus=0\n");
     }
 
     @Test
     void helpWorksWithoutAJdk() {
+        ClientTool.Result ctl = runPackaged("jtargetctl", "--help");
+        assertThat(ctl.exitCode()).as(ctl.describe()).isZero();
+        assertThat(ctl.stdout()).as(ctl.describe()).startsWith("Usage: jtargetctl ");
         for (String launcher : List.of("jtargetd", "jtarget-initiator")) {
             ClientTool.Result r = runPackaged(launcher, "--help");
             assertThat(r.exitCode()).as(r.describe()).isZero();
