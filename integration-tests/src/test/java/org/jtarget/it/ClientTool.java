@@ -72,6 +72,16 @@ public final class ClientTool {
      *
      * @param context extra text for failure messages (e.g. the daemon's log tail), may be null
      */
+    /** The checkout's {@code jtargetctl ARGS --socket SOCKET}; its result, whatever its exit status. */
+    public static Result jtargetctl(java.nio.file.Path socket, Duration timeout, Supplier<String> context, String... args) {
+        String[] command = new String[args.length + 3];
+        command[0] = DaemonProcess.home().resolve("initiator-tools/bin/jtargetctl").toString();
+        System.arraycopy(args, 0, command, 1, args.length);
+        command[args.length + 1] = "--socket";
+        command[args.length + 2] = socket.toString();
+        return run(timeout, context, command);
+    }
+
     public static Result run(Duration timeout, Supplier<String> context, String... command) {
         List<String> cmd = List.of(command);
         try {

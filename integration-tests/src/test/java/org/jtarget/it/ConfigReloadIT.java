@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import org.jtarget.fabric.srp.iu.SrpLoginReject;
@@ -54,7 +53,7 @@ class ConfigReloadIT {
     Path dir;
 
     private DaemonProcess daemon;
-    private Process bench;
+    private QemuBench bench;
 
     @BeforeAll
     static void clientsInstalled() {
@@ -64,8 +63,8 @@ class ConfigReloadIT {
 
     @AfterEach
     void stop() {
-        if (bench != null && bench.isAlive()) {
-            bench.destroyForcibly();
+        if (bench != null) {
+            bench.close();
         }
         DaemonProcess.stopCleanlyIfRunning(daemon);
     }
@@ -96,47 +95,29 @@ class ConfigReloadIT {
         try (RawIscsiClient before = session()) {
             assertThat(before.testUnitReadyClearingUnitAttention(1).good()).as("LUN 1 before the reload").isTrue();
 
-            bench = new ProcessBuilder("qemu-img", "bench", "-f", "raw", "-t", "none", "-n", "-d", "16",
-                    "-s", "4096", "-c", "1000000", "-w", daemon.url(0))
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("bench.txt").toFile()).start();
+            bench = QemuBench.writes(daemon.url(0), dir);
             awaitLog("qemu-img logged in", () -> daemon.log().lines().filter(l -> l.contains(" logged in to ")).count() >= 2
                     || !bench.isAlive(), Duration.ofSeconds(5));
             Thread.sleep(500);
-            assertThat(bench.isAlive()).as("the bench is still running at the reload\n" + benchOutput()).isTrue();
+            assertThat(bench.isAlive()).as("the bench is still running at the reload\n" + bench.output()).isTrue();
 
             Files.writeString(config, config(port, 2, ""));
             hangUp();
             awaitLog("config reloaded", () -> daemon.log().contains("config reloaded"), Duration.ofSeconds(20));
-            assertThat(bench.isAlive()).as("the bench outlives the reload\n" + benchOutput()).isTrue();
+            assertThat(bench.isAlive()).as("the bench outlives the reload\n" + bench.output()).isTrue();
             assertThat(daemon.log()).contains("+" + DaemonConfig.IQN + " LUN 2", "-" + DaemonConfig.IQN + " LUN 1",
                     "-backstore extra1");
 
             ScsiResult removed = before.testUnitReady(1);
-            assertThat(sense(removed)).as("TEST UNIT READY of the removed LUN 1: " + removed).isEqualTo("05/25/00");
+            assertThat(SenseText.of(removed)).as("TEST UNIT READY of the removed LUN 1: " + removed).isEqualTo("05/25/00");
             assertThat(before.testUnitReadyClearingUnitAttention(2).good()).as("the added LUN 2").isTrue();
             assertLuns(2, 1);
 
-            assertThat(waitForBenchKeepingAlive(before)).as("bench ended\n" + benchOutput()).isTrue();
-            assertThat(bench.exitValue()).as("qemu-img bench exit status\n" + benchOutput() + daemon.describe()).isZero();
+            assertThat(bench.awaitKeepingAlive(before, TIMEOUT)).as("bench ended\n" + bench.output()).isTrue();
+            assertThat(bench.exitValue()).as("qemu-img bench exit status\n" + bench.output() + daemon.describe()).isZero();
             awaitLog("extra1 closed", () -> daemon.log().contains("backstore(s) [extra1] closed"), Duration.ofSeconds(10));
             assertThat(before.logout()).isZero();
         }
-    }
-
-    /**
-     * Waits for the bench while pinging {@code session}: an idle session that leaves the target's
-     * NOP-Ins unanswered is closed after two NOP-In intervals, and a bench on a loaded machine
-     * can take longer than that.
-     */
-    private boolean waitForBenchKeepingAlive(RawIscsiClient session) throws Exception {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!bench.waitFor(1, TimeUnit.SECONDS)) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            session.ping();
-        }
-        return true;
     }
 
     @Test
@@ -217,20 +198,5 @@ class ConfigReloadIT {
             Thread.sleep(50);
         }
         assertThat(done.getAsBoolean()).as(what + "\n" + daemon.describe()).isTrue();
-    }
-
-    private String benchOutput() {
-        try {
-            return "--- qemu-img bench ---\n" + Files.readString(dir.resolve("bench.txt")) + "\n";
-        } catch (IOException e) {
-            return e.toString();
-        }
-    }
-
-    private static String sense(ScsiResult r) {
-        if (r.status() != 0x02) {
-            return "status " + r.status();
-        }
-        return String.format("%02X/%02X/%02X", r.senseKey(), r.additionalSenseCode(), r.additionalSenseCodeQualifier());
     }
 }

@@ -33,7 +33,6 @@ class LunMaskingIT {
     private static final String MASKED = "iqn.2026-11.org.jtarget:masked";
     private static final String FULL = "iqn.2026-11.org.jtarget:full";
     private static final int BLOCK = 512;
-    private static final int CHECK_CONDITION = 0x02;
 
     @RegisterExtension
     static final DaemonExtension DAEMON = new DaemonExtension(port -> """
@@ -85,9 +84,9 @@ class LunMaskingIT {
             assertThat(reportLuns(masked)).containsExactly(0, 2);
             assertThat(reportLuns(full)).containsExactly(0, 1, 2);
             ScsiResult tur = masked.testUnitReady(1);
-            assertThat(sense(tur)).as("TEST UNIT READY of masked LUN 1: " + tur).isEqualTo("05/25/00");
+            assertThat(SenseText.of(tur)).as("TEST UNIT READY of masked LUN 1: " + tur).isEqualTo("05/25/00");
             ScsiResult read = masked.read10(1, 0, 1, BLOCK);
-            assertThat(sense(read)).as("READ(10) of masked LUN 1: " + read).isEqualTo("05/25/00");
+            assertThat(SenseText.of(read)).as("READ(10) of masked LUN 1: " + read).isEqualTo("05/25/00");
             assertThat(full.testUnitReadyClearingUnitAttention(1).good()).as("LUN 1 for the other initiator").isTrue();
             assertThat(masked.logout()).isZero();
             assertThat(full.logout()).isZero();
@@ -106,7 +105,7 @@ class LunMaskingIT {
 
             assertThat(masked.testUnitReadyClearingUnitAttention(2).good()).isTrue();
             ScsiResult w = masked.write10(2, 7, attempt, BLOCK);
-            assertThat(sense(w)).as("WRITE(10) through the read-only mapping: " + w).isEqualTo("07/27/00");
+            assertThat(SenseText.of(w)).as("WRITE(10) through the read-only mapping: " + w).isEqualTo("07/27/00");
 
             ScsiResult r = masked.read10(2, 7, 1, BLOCK);
             assertThat(r.good()).as("READ(10) through the read-only mapping: " + r).isTrue();
@@ -136,12 +135,5 @@ class LunMaskingIT {
             luns.add(b.getShort(8 + 8 * i) & 0x3FFF);
         }
         return luns;
-    }
-
-    private static String sense(ScsiResult r) {
-        if (r.status() != CHECK_CONDITION) {
-            return "status " + r.status();
-        }
-        return String.format("%02X/%02X/%02X", r.senseKey(), r.additionalSenseCode(), r.additionalSenseCodeQualifier());
     }
 }

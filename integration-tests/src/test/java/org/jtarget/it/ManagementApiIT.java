@@ -34,12 +34,7 @@ class ManagementApiIT {
     private Path socket;
 
     private ClientTool.Result ctl(String... args) {
-        String[] command = new String[args.length + 3];
-        command[0] = DaemonProcess.home().resolve("initiator-tools/bin/jtargetctl").toString();
-        System.arraycopy(args, 0, command, 1, args.length);
-        command[args.length + 1] = "--socket";
-        command[args.length + 2] = socket.toString();
-        return ClientTool.run(TIMEOUT, () -> daemon.logTail(40), command);
+        return ClientTool.jtargetctl(socket, TIMEOUT, () -> daemon.logTail(40), args);
     }
 
     private JsonNode ctlJson(String... args) throws IOException {
@@ -48,18 +43,6 @@ class ManagementApiIT {
         ClientTool.Result r = ctl(withJson);
         assertThat(r.exitCode()).as(r.describe()).isZero();
         return JSON.readTree(r.stdout());
-    }
-
-    /** Pings every half second until interrupted or the connection is gone (the session kicked). */
-    private static void pingUntilClosed(RawIscsiClient initiator) {
-        try {
-            while (!Thread.currentThread().isInterrupted()) {
-                initiator.ping();
-                Thread.sleep(500);
-            }
-        } catch (IOException | InterruptedException ended) {
-            // the kick closed the connection, or the test is done with the initiator
-        }
     }
 
     private void awaitSocket() throws InterruptedException {
@@ -85,7 +68,7 @@ class ManagementApiIT {
                 assertThat(initiator.login(INITIATOR, DaemonConfig.IQN).statusClass()).isZero();
                 // an idle initiator answers the target's NOP-Ins only while it reads: it pings
                 // while jtargetctl starts (seconds on a busy host), or the target would close it
-                Thread keepAlive = Thread.ofPlatform().daemon().start(() -> pingUntilClosed(initiator));
+                InitiatorKeepAlive keepAlive = InitiatorKeepAlive.start(initiator);
                 JsonNode sessions = ctlJson("session", "list");
                 assertThat(sessions).as(sessions.toString()).hasSize(1);
                 JsonNode session = sessions.get(0);
@@ -98,8 +81,7 @@ class ManagementApiIT {
                 assertThat(kill.exitCode()).as(kill.describe()).isZero();
                 assertThat(kill.stdout()).startsWith("session " + session.get("id").asInt() + " of " + INITIATOR + " ended");
                 assertThat(ctlJson("session", "list")).isEmpty();
-                keepAlive.interrupt();
-                keepAlive.join(10_000);
+                keepAlive.close();
                 assertThatThrownBy(() -> {
                     for (int i = 0; i < 5; i++) {
                         initiator.testUnitReady(0); // the async logout request may come first; then the close
