@@ -81,13 +81,10 @@ final class OverlapGate {
     synchronized boolean awaitIdle(long timeoutMillis) throws InterruptedException {
         long deadline = System.currentTimeMillis() + timeoutMillis;
         while (true) {
-            boolean any = false;
-            for (boolean h : held) {
-                any |= h;
-            }
+            boolean idle = heldCount() == 0;
             long left = deadline - System.currentTimeMillis();
-            if (!any || left <= 0) {
-                return !any;
+            if (idle || left <= 0) {
+                return idle;
             }
             wait(left);
         }

@@ -92,7 +92,7 @@ public final class JtargetCollector implements MultiCollector {
                         }
                     }
                     addFailures(failures, labels, s);
-                    inFlight.dataPoint(GaugeDataPointSnapshot.builder().labels(labels).value(lu.taskSet().size()).build());
+                    inFlight.dataPoint(gaugePoint(labels, lu.taskSet().size()));
                 }
             }
         }
@@ -161,8 +161,7 @@ public final class JtargetCollector implements MultiCollector {
         all.metricSnapshot(answered.build());
         GaugeSnapshot.Builder open = GaugeSnapshot.builder().name("jtarget_iscsi_sessions")
                 .help("iSCSI sessions in the full feature phase, by target (\"\": discovery sessions)");
-        sessions.sessionsByTarget().forEach((target, n) -> open.dataPoint(GaugeDataPointSnapshot.builder()
-                .labels(Labels.of("target", target)).value(n).build()));
+        sessions.sessionsByTarget().forEach((target, n) -> open.dataPoint(gaugePoint(Labels.of("target", target), n)));
         all.metricSnapshot(open.build());
     }
 
@@ -180,16 +179,16 @@ public final class JtargetCollector implements MultiCollector {
         GaugeSnapshot.Builder role = GaugeSnapshot.builder().name("jtarget_ha_role")
                 .help("This node's role in its HA pair: 1 for the current one");
         for (PairNode.Role r : PairNode.Role.values()) {
-            role.dataPoint(gaugePoint(node.add("role", r.name().toLowerCase(Locale.ROOT)), r == n.role() ? 1 : 0));
+            role.dataPoint(gaugePoint(node.add("role", r.name().toLowerCase(Locale.ROOT)), flag(r == n.role())));
         }
         all.metricSnapshot(role.build());
-        all.metricSnapshot(flag("jtarget_ha_peer_connected", "1 while the replication link to the peer is up and it took its role",
-                node, n.peerRole() != null));
-        all.metricSnapshot(flag("jtarget_ha_in_sync", "1 while the peer holds every change (a primary's view)", node, n.inSync()));
-        all.metricSnapshot(flag("jtarget_ha_degraded", "1 while a primary serves without its peer", node, n.degraded()));
-        all.metricSnapshot(flag("jtarget_ha_resyncing", "1 while a resync to the peer runs", node, n.resyncing()));
-        all.metricSnapshot(GaugeSnapshot.builder().name("jtarget_ha_generation")
-                .help("The data generation this node holds").dataPoint(gaugePoint(node, n.generation())).build());
+        all.metricSnapshot(gauge("jtarget_ha_peer_connected", "1 while the replication link to the peer is up and it took its role",
+                node, flag(n.peerRole() != null)));
+        all.metricSnapshot(gauge("jtarget_ha_in_sync", "1 while the peer holds every change (a primary's view)", node,
+                flag(n.inSync())));
+        all.metricSnapshot(gauge("jtarget_ha_degraded", "1 while a primary serves without its peer", node, flag(n.degraded())));
+        all.metricSnapshot(gauge("jtarget_ha_resyncing", "1 while a resync to the peer runs", node, flag(n.resyncing())));
+        all.metricSnapshot(gauge("jtarget_ha_generation", "The data generation this node holds", node, n.generation()));
         GaugeSnapshot.Builder changed = GaugeSnapshot.builder().name("jtarget_ha_changed_bytes").unit(Unit.BYTES)
                 .help("Bytes changed here that the peer may lack: what a resync copies (while it runs, what is left)");
         GaugeSnapshot.Builder inFlight = GaugeSnapshot.builder().name("jtarget_ha_changes_in_flight")
@@ -200,7 +199,7 @@ public final class JtargetCollector implements MultiCollector {
             Labels store = node.add("backstore", s.name());
             changed.dataPoint(gaugePoint(store, s.changedBytes()));
             inFlight.dataPoint(gaugePoint(store, s.changesInFlight()));
-            whole.dataPoint(gaugePoint(store, s.whole() ? 1 : 0));
+            whole.dataPoint(gaugePoint(store, flag(s.whole())));
         }
         all.metricSnapshot(changed.build()).metricSnapshot(inFlight.build()).metricSnapshot(whole.build());
         if (n.lastResyncBytes() >= 0) {
@@ -209,8 +208,9 @@ public final class JtargetCollector implements MultiCollector {
         }
     }
 
-    private static GaugeSnapshot flag(String name, String help, Labels labels, boolean on) {
-        return GaugeSnapshot.builder().name(name).help(help).dataPoint(gaugePoint(labels, on ? 1 : 0)).build();
+    /** A yes/no state as a gauge value. */
+    private static int flag(boolean on) {
+        return on ? 1 : 0;
     }
 
     private static GaugeDataPointSnapshot gaugePoint(Labels labels, double value) {
@@ -218,8 +218,12 @@ public final class JtargetCollector implements MultiCollector {
     }
 
     private static GaugeSnapshot gauge(String name, String help, long value) {
-        return GaugeSnapshot.builder().name(name).help(help)
-                .dataPoint(GaugeDataPointSnapshot.builder().value(value).build()).build();
+        return gauge(name, help, Labels.EMPTY, value);
+    }
+
+    /** A gauge of one data point. */
+    private static GaugeSnapshot gauge(String name, String help, Labels labels, double value) {
+        return GaugeSnapshot.builder().name(name).help(help).dataPoint(gaugePoint(labels, value)).build();
     }
 
     private static CounterDataPointSnapshot counter(Labels labels, long value) {

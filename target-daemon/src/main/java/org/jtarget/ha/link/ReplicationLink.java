@@ -437,8 +437,12 @@ public final class ReplicationLink implements AutoCloseable {
         if (c.lane() == 0) {
             dialFailed(why);
         } else {
-            LOG.info("HA link to {}: lane {} not set up ({}); its writes take lane 0", settings.peerNode(), c.lane(), why);
+            laneNotSetUp(c.lane(), why);
         }
+    }
+
+    private void laneNotSetUp(int lane, String why) {
+        LOG.info("HA link to {}: lane {} not set up ({}); its writes take lane 0", settings.peerNode(), lane, why);
     }
 
     private void dialFailed(String why) {
@@ -477,7 +481,7 @@ public final class ReplicationLink implements AutoCloseable {
                 ? "this is node '" + settings.node() + "', paired with '" + settings.peerNode() + "', not a link from '"
                 + r.from() + "' to '" + r.to() + "'"
                 : closed ? "node '" + settings.node() + "' is stopping" : null;
-        if (refusal == null && r.lane() > 0 && !laneWanted(r)) {
+        if (refusal == null && r.lane() > 0 && (r.lane() >= LinkSettings.MAX_LANES || !isCurrentLink(r.link()))) {
             refusal = "lane " + r.lane() + " of a link that is not up (any more)";
         }
         if (refusal != null) {
@@ -486,57 +490,36 @@ public final class ReplicationLink implements AutoCloseable {
             return;
         }
         EventExecutor loop = id.ioExecutor() instanceof EventExecutor io ? io : loops.next();
-        if (r.lane() > 0) {
-            acceptLane(id, r, loop);
-            return;
-        }
-        LinkConnection c;
-        try {
-            c = LinkConnection.create(settings, device, pd, memory, loop, 0, r.link(), this);
-        } catch (RdmaException ex) {
-            LOG.warn("HA link: connection from {} refused: {}", id.remoteAddress(), ex.getMessage());
-            id.reject(LinkHandshake.reject("no resources: " + ex.getMessage()));
-            return;
-        }
-        replaceCurrent("the peer connected again");
-        synchronized (lock) {
-            pending = c;
-        }
-        try {
-            id.accept(c.queuePair(), LinkHandshake.accept());
-            CompletionPoller.onLoop(loop, () -> c.established(id, withStaging(c)));
-        } catch (RdmaException ex) {
-            LOG.warn("HA link: accepting {} failed: {}", id.remoteAddress(), ex.getMessage());
-            CompletionPoller.onLoop(loop, () -> abandon(c));
-        }
-        accepted.put(id, c);
-    }
-
-    /** Whether a lane request joins the link coming up or up now: its lane 0 came with the same number. */
-    private boolean laneWanted(LinkHandshake.Request r) {
-        synchronized (lock) {
-            LinkConnection main = up != null ? up : pending;
-            return !closed && main != null && !main.isGone() && main.linkId() == r.link() && r.lane() < LinkSettings.MAX_LANES;
-        }
-    }
-
-    private void acceptLane(CmId id, LinkHandshake.Request r, EventExecutor loop) {
         LinkConnection c;
         try {
             c = LinkConnection.create(settings, device, pd, memory, loop, r.lane(), r.link(), this);
         } catch (RdmaException ex) {
-            LOG.info("HA link: lane {} from {} refused: {}", r.lane(), id.remoteAddress(), ex.getMessage());
+            LOG.warn("HA link: connection from {} (lane {}) refused: {}", id.remoteAddress(), r.lane(), ex.getMessage());
             id.reject(LinkHandshake.reject("no resources: " + ex.getMessage()));
             return;
+        }
+        if (r.lane() == 0) { // a new link: the peer restarted, or dials again after a failure
+            replaceCurrent("the peer connected again");
+            synchronized (lock) {
+                pending = c;
+            }
         }
         try {
             id.accept(c.queuePair(), LinkHandshake.accept());
             CompletionPoller.onLoop(loop, () -> c.established(id, withStaging(c)));
         } catch (RdmaException ex) {
-            LOG.info("HA link: accepting lane {} from {} failed: {}", r.lane(), id.remoteAddress(), ex.getMessage());
+            LOG.warn("HA link: accepting {} (lane {}) failed: {}", id.remoteAddress(), r.lane(), ex.getMessage());
             CompletionPoller.onLoop(loop, () -> abandon(c));
         }
         accepted.put(id, c);
+    }
+
+    /** Whether {@code linkId} numbers the link up now, or coming up (its lane 0 accepted, HELLO not yet). */
+    private boolean isCurrentLink(long linkId) {
+        synchronized (lock) {
+            LinkConnection main = up != null ? up : pending;
+            return !closed && main != null && !main.isGone() && main.linkId() == linkId;
+        }
     }
 
     /**
@@ -556,8 +539,7 @@ public final class ReplicationLink implements AutoCloseable {
             try {
                 c = LinkConnection.create(settings, device, pd, memory, loop, lane, main.linkId(), this);
             } catch (RdmaException e) {
-                LOG.info("HA link to {}: lane {} not set up ({}); its writes take lane 0", settings.peerNode(), lane,
-                        e.getMessage());
+                laneNotSetUp(lane, e.getMessage());
                 return;
             }
             Thread.ofVirtual().name("ha-dial").start(() -> dial(c));
@@ -568,9 +550,8 @@ public final class ReplicationLink implements AutoCloseable {
     /** A lane whose HELLO came: it carries writes from now on, if its link is still the current one. */
     private void laneUp(LinkConnection c) {
         boolean joined;
-        synchronized (lock) {
-            LinkConnection main = up != null ? up : pending;
-            joined = !closed && main != null && !main.isGone() && main.linkId() == c.linkId();
+        synchronized (lock) { // the lock is re-entrant: the check and the join are one step
+            joined = isCurrentLink(c.linkId());
             if (joined) {
                 LinkConnection[] more = java.util.Arrays.copyOf(lanes, lanes.length + 1);
                 more[lanes.length] = c;
