@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import org.jtarget.fabric.srp.iu.SrpLoginReject;
 import org.jtarget.initiator.raw.LoginResult;
@@ -96,14 +95,14 @@ class ConfigReloadIT {
             assertThat(before.testUnitReadyClearingUnitAttention(1).good()).as("LUN 1 before the reload").isTrue();
 
             bench = QemuBench.writes(daemon.url(0), dir);
-            awaitLog("qemu-img logged in", () -> daemon.log().lines().filter(l -> l.contains(" logged in to ")).count() >= 2
+            daemon.await("qemu-img logged in", () -> daemon.log().lines().filter(l -> l.contains(" logged in to ")).count() >= 2
                     || !bench.isAlive(), Duration.ofSeconds(5));
             Thread.sleep(500);
             assertThat(bench.isAlive()).as("the bench is still running at the reload\n" + bench.output()).isTrue();
 
             Files.writeString(config, config(port, 2, ""));
             hangUp();
-            awaitLog("config reloaded", () -> daemon.log().contains("config reloaded"), Duration.ofSeconds(20));
+            daemon.await("config reloaded", () -> daemon.log().contains("config reloaded"), Duration.ofSeconds(20));
             assertThat(bench.isAlive()).as("the bench outlives the reload\n" + bench.output()).isTrue();
             assertThat(daemon.log()).contains("+" + DaemonConfig.IQN + " LUN 2", "-" + DaemonConfig.IQN + " LUN 1",
                     "-backstore extra1");
@@ -115,7 +114,7 @@ class ConfigReloadIT {
 
             assertThat(bench.awaitKeepingAlive(before, TIMEOUT)).as("bench ended\n" + bench.output()).isTrue();
             assertThat(bench.exitValue()).as("qemu-img bench exit status\n" + bench.output() + daemon.describe()).isZero();
-            awaitLog("extra1 closed", () -> daemon.log().contains("backstore(s) [extra1] closed"), Duration.ofSeconds(10));
+            daemon.await("extra1 closed", () -> daemon.log().contains("backstore(s) [extra1] closed"), Duration.ofSeconds(10));
             assertThat(before.logout()).isZero();
         }
     }
@@ -127,7 +126,7 @@ class ConfigReloadIT {
         daemon = DaemonProcess.startIgnoringHangups(config, port);
         Files.writeString(config, config(port, 2, ", read-only: true")); // LUN 0 changed: needs a restart
         hangUp();
-        awaitLog("reload refused", () -> daemon.log().contains("reload refused"), Duration.ofSeconds(20));
+        daemon.await("reload refused", () -> daemon.log().contains("reload refused"), Duration.ofSeconds(20));
         String refusal = daemon.log().lines().filter(l -> l.contains("reload refused")).findFirst().orElseThrow();
         assertThat(refusal).contains("targets[0].luns[0]: LUN 0 changed");
         assertLuns(1, 2);
@@ -152,7 +151,7 @@ class ConfigReloadIT {
             assertThat(dropped.testUnitReadyClearingUnitAttention(0).good()).isTrue();
             Files.writeString(config, config(portals, 1, "", "[ iqn.2026-11.org.jtarget:someone-else ]"));
             hangUp();
-            awaitLog("session ended", () -> daemon.log().lines()
+            daemon.await("session ended", () -> daemon.log().lines()
                     .anyMatch(l -> l.contains(name) && l.contains("no longer in its ACL")), Duration.ofSeconds(20));
             ScsiClient.TargetEnd end = dropped.awaitTargetEnd(Duration.ofSeconds(10));
             assertThat(end.ended()).as("the old session: " + end.how()).isTrue();
@@ -192,11 +191,4 @@ class ConfigReloadIT {
         daemon.signal("HUP");
     }
 
-    private void awaitLog(String what, BooleanSupplier done, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertThat(done.getAsBoolean()).as(what + "\n" + daemon.describe()).isTrue();
-    }
 }

@@ -357,6 +357,20 @@ public final class DaemonProcess implements AutoCloseable {
     // ------------------------------------------------------------------ stopping
 
     /**
+     * Waits until {@code done} holds (usually a line in this daemon's log), at most {@code timeout};
+     * fails naming {@code what}, with this daemon's config and log.
+     */
+    public void await(String what, java.util.function.BooleanSupplier done, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(what + ": not within " + timeout.toMillis() + " ms\n" + describe());
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /**
      * Waits for the process to exit on its own (bad-config runs) and returns its exit code;
      * fails (after killing it) if it is still running after {@code timeout}.
      */

@@ -89,14 +89,14 @@ class LiveManagementIT {
         socket = dir.resolve("jtarget.sock");
         Path config = DaemonConfig.write(dir, config(port));
         daemon = DaemonProcess.start(config, port);
-        awaitLog("the management socket", () -> daemon.log().contains("management API on unix:"));
+        daemon.await("the management socket", () -> daemon.log().contains("management API on unix:"), Duration.ofSeconds(20));
         try (RawIscsiClient onB = RawIscsiClient.connect(DaemonProcess.HOST, port, Duration.ofSeconds(30))) {
             assertThat(onB.login(INITIATOR, B).succeeded()).isTrue();
             assertThat(onB.testUnitReadyClearingUnitAttention(1).good()).as("B's LUN 1 before").isTrue();
 
             String url = daemon.portalUrl() + "/" + A + "/0";
             bench = QemuBench.writes(url, dir);
-            awaitLog("qemu-img logged in", () -> loginsTo(A) >= 1 || !bench.isAlive());
+            daemon.await("qemu-img logged in", () -> loginsTo(A) >= 1 || !bench.isAlive(), Duration.ofSeconds(20));
             Thread.sleep(500);
             assertThat(bench.isAlive()).as("the bench runs during the changes\n" + bench.output()).isTrue();
 
@@ -155,13 +155,5 @@ class LiveManagementIT {
     private long loginsTo(String target) {
         return daemon.log().lines().filter(l -> l.contains(" logged in to " + target)
                 && !l.contains(INITIATOR)).count();
-    }
-
-    private void awaitLog(String what, java.util.function.BooleanSupplier done) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertThat(done.getAsBoolean()).as(what + "\n" + daemon.describe()).isTrue();
     }
 }

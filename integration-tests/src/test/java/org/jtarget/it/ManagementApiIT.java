@@ -45,13 +45,6 @@ class ManagementApiIT {
         return JSON.readTree(r.stdout());
     }
 
-    private void awaitSocket() throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!daemon.log().contains("management API on unix:") && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-    }
-
     @Test
     void listKickReloadAndStatusThroughJtargetctl() throws Exception {
         int port = DaemonProcess.freePort();
@@ -60,7 +53,9 @@ class ManagementApiIT {
         Path config = DaemonConfig.write(dir, yaml);
         daemon = DaemonProcess.start(config, port);
         try {
-            awaitSocket(); // the API starts right after the runtime's "ready" line the harness waits for
+            // the API starts right after the runtime's "ready" line the harness waits for
+            daemon.await("the management socket", () -> daemon.log().contains("management API on unix:"),
+                    Duration.ofSeconds(10));
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket))).isEqualTo("rw-------");
             assertThat(daemon.log()).contains("management API on unix:" + socket);
 
