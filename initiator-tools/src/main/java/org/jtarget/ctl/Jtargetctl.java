@@ -27,9 +27,13 @@ import java.nio.file.Path;
  * could not be reached.
  */
 @Command(name = "jtargetctl", mixinStandardHelpOptions = true, versionProvider = Jtargetctl.Version.class,
-        description = "Manage a running jtargetd through its management API.",
+        // one usage line and headed sections: help2man makes the man page of this
+        customSynopsis = "jtargetctl [--json] [--socket=PATH | --http=HOST:PORT --token-file=PATH] COMMAND [ARGS...]",
+        description = "Manage a running jtargetd through its management API. Every command takes --help.",
+        optionListHeading = "%nOptions:%n",
+        commandListHeading = "%nCommands:%n",
         subcommands = {LsCommand.class, SessionCommand.class, EditCommands.Lun.class, EditCommands.Acl.class},
-        exitCodeListHeading = "Exit status:%n",
+        exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:done", "1:the daemon refused (its message on stderr)", "2:usage",
             "3:the daemon could not be reached"})
 public final class Jtargetctl {
@@ -64,6 +68,8 @@ public final class Jtargetctl {
     /** The command line with jtargetctl's error handling (tests run it with their own writers). */
     static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Jtargetctl());
+        cli.setUsageHelpWidth(100);
+        addHelpOption(cli);
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
             PrintWriter err = line.getErr();
             if (e instanceof Refused r) {
@@ -77,6 +83,17 @@ public final class Jtargetctl {
             throw e;
         });
         return cli;
+    }
+
+    /** {@code -h/--help} on every subcommand, however deep (the root has it from the mixin). */
+    private static void addHelpOption(CommandLine line) {
+        for (CommandLine sub : line.getSubcommands().values()) {
+            if (sub.getCommandSpec().findOption("--help") == null) {
+                sub.getCommandSpec().addOption(CommandLine.Model.OptionSpec.builder("-h", "--help").usageHelp(true)
+                        .description("Show this help and exit.").build());
+            }
+            addHelpOption(sub);
+        }
     }
 
     /** The daemon refused a request: its stable code and message. */

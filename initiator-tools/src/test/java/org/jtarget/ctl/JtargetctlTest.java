@@ -20,6 +20,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -238,5 +240,29 @@ class JtargetctlTest {
     void anUnknownCommandIsUsageExitTwo() {
         assertThat(run("frobnicate")).isEqualTo(2);
         assertThat(err.toString()).contains("Unmatched argument");
+    }
+
+    @Test
+    void everyCommandAtEveryDepthExplainsItselfWithHelp() {
+        List<List<String>> paths = new ArrayList<>();
+        commandPaths(Jtargetctl.commandLine(), new ArrayList<>(), paths);
+        assertThat(paths).hasSizeGreaterThan(10).contains(List.of("lun", "add"), List.of("session", "kill"));
+        for (List<String> path : paths) {
+            out.getBuffer().setLength(0);
+            List<String> args = new ArrayList<>(path);
+            args.add("--help");
+            assertThat(run(args.toArray(String[]::new))).as("%s --help", path).isZero();
+            assertThat(out.toString()).as("%s --help", path)
+                    .startsWith("Usage: jtargetctl " + String.join(" ", path)).contains("-h, --help");
+        }
+    }
+
+    private static void commandPaths(picocli.CommandLine line, List<String> prefix, List<List<String>> into) {
+        line.getSubcommands().forEach((name, sub) -> {
+            List<String> path = new ArrayList<>(prefix);
+            path.add(name);
+            into.add(path);
+            commandPaths(sub, path, into);
+        });
     }
 }
