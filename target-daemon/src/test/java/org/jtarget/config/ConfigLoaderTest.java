@@ -580,6 +580,24 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void scrapesMayNeedATokenOfTheirOwn() throws Exception {
+        java.nio.file.Files.writeString(dir.resolve("token"), "api-token-value\n");
+        java.nio.file.Files.writeString(dir.resolve("scrape"), "scrape-token-value\n");
+        ManagementConfig m = load(PORTALS + "management: { http: \"127.0.0.1:9180\", metrics: true,"
+                + " token-file: token, metrics-token-file: scrape }\n").management();
+        assertThat(m.metricsToken()).isEqualTo("scrape-token-value");
+        assertThat(m.toString()).doesNotContain("scrape-token-value").contains("metrics-token=(set)");
+        assertThat(load(PORTALS + "management: { http: \"127.0.0.1:9180\", metrics: true }\n").management()
+                .metricsToken()).isNull();
+        assertThatThrownBy(() -> load(PORTALS + "management: { http: \"127.0.0.1:9180\", metrics-token-file: scrape }\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("management.metrics-token-file: the token is for /metrics, which is not served");
+        assertThatThrownBy(() -> load(PORTALS + "management: { http: \"127.0.0.1:9180\", metrics: true,"
+                + " token-file: token, metrics-token-file: token }\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("management.metrics-token-file: holds the API's token");
+    }
+
+    @Test
     void mutualSecretMustDiffer() {
         assertError(PORTALS + "targets:\n  - { iqn: iqn.2026-11.org.jtarget:x, portals: [default], acl: ['*'],"
                         + " chap: { user: u, secret: 0123456789ab, mutual-user: t, mutual-secret: 0123456789ab } }\n",
