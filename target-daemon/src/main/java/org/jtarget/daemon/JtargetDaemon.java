@@ -85,8 +85,10 @@ public final class JtargetDaemon {
         Duration timeout = config.daemon().shutdownTimeout();
         StopRequests stop = signals.apply(timeout);
         DaemonRuntime runtime = factory.create(config);
+        FilesCreatedByStart created = FilesCreatedByStart.expectedFor(config);
         int started = start(runtime, configFile, timeout, err);
         if (started != 0) {
+            created.remove();
             stop.stopped();
             return started;
         }

@@ -36,7 +36,7 @@ class JtargetDaemonTest {
     private final TestStop stop = new TestStop();
 
     /** A runtime that records calls and can fail or hang on demand. */
-    static final class FakeRuntime implements DaemonRuntime {
+    static class FakeRuntime implements DaemonRuntime {
         final CountDownLatch started = new CountDownLatch(1);
         volatile Exception startFailure;
         volatile boolean hangOnStop;
@@ -237,6 +237,33 @@ class JtargetDaemonTest {
         assertThat(err().lines()).containsExactly(file + ": portals[0].listen: address already in use");
         assertThat(runtime.stoppedWith).isEqualTo(Duration.ofSeconds(1));
         assertThat(stop.stopped.getCount()).isZero();
+    }
+
+    @Test
+    void aFailedStartRemovesTheFilesItCreatedAndNothingElse() throws Exception {
+        Path existing = Files.write(dir.resolve("existing.img"), new byte[1 << 20]);
+        Path file = config("""
+                daemon: { shutdown-timeout: 1, state-dir: state }
+                portals:
+                  - { name: default, listen: 127.0.0.1:3260 }
+                backstores:
+                  - { name: made, type: file, path: made.img, size: 1M, create: true, encrypt: new }
+                  - { name: kept, type: file, path: existing.img, size: 1M, create: true }
+                """);
+        Path key = org.jtarget.backstore.crypt.EncryptingBackstores.keyFile(dir.resolve("state"), "made");
+        FakeRuntime runtime = new FakeRuntime() {
+            @Override
+            public void start() throws Exception {
+                Files.write(dir.resolve("made.img"), new byte[1 << 20]); // as the store opener would
+                Files.createDirectories(key.getParent());
+                Files.write(key, new byte[64]);
+                throw new ConfigException(null, "portals[0].listen", "127.0.0.1:3260: cannot listen: in use");
+            }
+        };
+        assertThat(run(runtime, "--config", file.toString())).isEqualTo(2);
+        assertThat(dir.resolve("made.img")).doesNotExist();
+        assertThat(key).as("a key left behind would make 'encrypt: new' refuse the next start").doesNotExist();
+        assertThat(existing).as("existed before the start").hasSize(1 << 20);
     }
 
     @Test
