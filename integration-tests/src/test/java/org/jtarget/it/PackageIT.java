@@ -107,7 +107,8 @@ class PackageIT {
                         "Exit status:", "FILES", "SEE ALSO"),
                 "man8/jtargetctl.8.gz", List.of("SYNOPSIS", "OPTIONS", "COMMANDS", "jtargetctl lun add", "TARGET LUN",
                         "jtargetctl session kill"),
-                "man1/jtarget-initiator.1.gz", List.of("SYNOPSIS", "jtarget-initiator bench --url URL", "SEE ALSO"));
+                "man1/jtarget-initiator.1.gz", List.of("SYNOPSIS", "jtarget-initiator bench --url URL", "COMMANDS",
+                        "--rwmixread PCT", "--journal FILE", "SEE ALSO"));
         pages.forEach((page, expected) -> {
             Path file = root.resolve("usr/share/man").resolve(page);
             assertThat(file).as(page).isRegularFile();
