@@ -28,7 +28,8 @@ import java.nio.file.Path;
  */
 @Command(name = "jtargetctl", mixinStandardHelpOptions = true, versionProvider = Jtargetctl.Version.class,
         description = "Manage a running jtargetd through its management API.",
-        subcommands = {LsCommand.class, SessionCommand.class, EditCommands.Lun.class, EditCommands.Acl.class},
+        subcommands = {LsCommand.class, SessionCommand.class, EditCommands.Lun.class, EditCommands.Acl.class,
+            EditCommands.Alua.class},
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:done", "1:the daemon refused (its message on stderr)", "2:usage",
             "3:the daemon could not be reached"})
@@ -123,7 +124,7 @@ public final class Jtargetctl {
         return 0;
     }
 
-    @Command(name = "save", description = {"Write the live LUN and ACL edits into the daemon's config file.",
+    @Command(name = "save", description = {"Write the live LUN, ACL and ALUA edits into the daemon's config file.",
         "Comments and formatting of the file are lost; refused when the file changed since the daemon read it."})
     int save() throws IOException, Refused {
         JsonNode r = call("POST", "save");
