@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import org.jtarget.initiator.raw.ChapCredentials;
 import org.jtarget.initiator.raw.LoginResult;
 import org.jtarget.initiator.raw.RawIscsiClient;
@@ -146,11 +147,24 @@ class LiveReloadIT {
     void aPortalAddedByAReloadTakesALoginAndARemovedOneRefusesConnections() throws Exception {
         int first = DaemonProcess.freePort();
         int second = DaemonProcess.freePort();
+        String both = portal("default", first, "") + portal("second", second, "");
         start(config(portal("default", first, ""), "default", ""), first);
         try (RawIscsiClient onFirst = session(first, null)) {
             InitiatorKeepAlive keepAlive = InitiatorKeepAlive.start(onFirst);
-            reload(config(portal("default", first, "") + portal("second", second, ""), "default, second", ""));
+            reload(config(both, "default, second", ""));
             assertInquiryWorks("", second);
+            assertThat(sendTargets(second)).contains("TargetName=" + DaemonConfig.IQN,
+                    "TargetAddress=127.0.0.1:" + first + ",1", "TargetAddress=127.0.0.1:" + second + ",2");
+
+            reload(config(both, "second", ""));
+            assertThat(sendTargets(first)).as("the target taken off portal default, asked there")
+                    .doesNotContain("TargetName=" + DaemonConfig.IQN);
+            assertThat(sendTargets(second)).contains("TargetName=" + DaemonConfig.IQN)
+                    .doesNotContain("TargetAddress=127.0.0.1:" + first + ",1");
+            try (RawIscsiClient refused = RawIscsiClient.connect(DaemonProcess.HOST, first, Duration.ofSeconds(30))) {
+                LoginResult login = refused.login(INITIATOR, DaemonConfig.IQN);
+                assertThat(login.succeeded()).as("a login there: " + login).isFalse();
+            }
 
             reload(config(portal("second", second, ""), "second", ""));
             assertThat(DaemonProcess.accepting(first)).as("the removed portal's port\n" + daemon.describe()).isFalse();
@@ -160,6 +174,16 @@ class LiveReloadIT {
 
             // a connection made through the removed portal keeps its session, as LIO's do
             assertWritesAndReads(onFirst, 2, (byte) 3);
+        }
+    }
+
+    /** SendTargets=All in a discovery session on {@code port}: its key=value pairs. */
+    private List<String> sendTargets(int port) throws IOException {
+        try (RawIscsiClient discovery = RawIscsiClient.connect(DaemonProcess.HOST, port, Duration.ofSeconds(30))) {
+            assertThat(discovery.discoveryLogin(INITIATOR).succeeded()).isTrue();
+            List<String> pairs = discovery.sendTargets();
+            discovery.logout();
+            return pairs;
         }
     }
 
