@@ -32,7 +32,8 @@ import java.nio.file.Path;
         description = "Manage a running jtargetd through its management API. Every command takes --help.",
         optionListHeading = "%nOptions:%n",
         commandListHeading = "%nCommands:%n",
-        subcommands = {LsCommand.class, SessionCommand.class, EditCommands.Lun.class, EditCommands.Acl.class},
+        subcommands = {LsCommand.class, SessionCommand.class, EditCommands.Lun.class, EditCommands.Acl.class,
+            EditCommands.Alua.class},
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:done", "1:the daemon refused (its message on stderr)", "2:usage",
             "3:the daemon could not be reached"})
@@ -140,7 +141,7 @@ public final class Jtargetctl {
         return 0;
     }
 
-    @Command(name = "save", description = {"Write the live LUN and ACL edits into the daemon's config file.",
+    @Command(name = "save", description = {"Write the live LUN, ACL and ALUA edits into the daemon's config file.",
         "Comments and formatting of the file are lost; refused when the file changed since the daemon read it."})
     int save() throws IOException, Refused {
         JsonNode r = call("POST", "save");

@@ -193,6 +193,29 @@ class JtargetctlTest {
     }
 
     @Test
+    void aluaSetMovesThePortGroupAndSaysItIsNotSaved() throws Exception {
+        assertThat(run("alua", "set", "1", "standby", "--preferred")).as(err.toString()).isZero();
+        assertThat(out.toString()).startsWith("target port group 1 (portals default): standby, preferred on " + T
+                + System.lineSeparator() + "note: applied to the running daemon only");
+        var group = runtime.state().targets().target(T).core().portGroups().group(1);
+        assertThat(group.state()).isEqualTo(org.jtarget.scsi.alua.AluaState.STANDBY);
+        assertThat(group.preferred()).isTrue();
+        assertThat(Files.readString(configFile)).doesNotContain("standby");
+
+        out.getBuffer().setLength(0);
+        assertThat(run("--json", "alua", "set", "1", "active-non-optimized", "--no-preferred")).isZero();
+        JsonNode answer = JSON.readTree(out.toString());
+        assertThat(answer.get("targets").get(0).get("state").asText()).isEqualTo("active-non-optimized");
+        assertThat(answer.get("targets").get(0).get("preferred").asBoolean()).isFalse();
+
+        assertThat(run("alua", "set", "1", "sideways")).isEqualTo(Jtargetctl.EXIT_REFUSED);
+        assertThat(err.toString()).contains("state: expected one of").contains("(bad-request)");
+        assertThat(run("alua", "set", "4", "standby")).isEqualTo(Jtargetctl.EXIT_REFUSED);
+        assertThat(err.toString()).contains("no portal has portal-group-tag 4 (not-found)");
+        assertThat(run("alua", "set", "1")).as("STATE is required").isEqualTo(2);
+    }
+
+    @Test
     void saveWritesTheEditsIntoTheFile() throws Exception {
         assertThat(run("save")).isZero();
         assertThat(out.toString()).startsWith("nothing to save: the file already says what the daemon runs");

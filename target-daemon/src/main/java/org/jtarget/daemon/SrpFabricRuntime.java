@@ -64,6 +64,11 @@ final class SrpFabricRuntime {
                 targetPortName -> find(portal.name(), targetPortName));
     }
 
+    /** Stops listening for SRP logins on {@code portal}; channels logged in through it stay. */
+    void unbind(PortalConfig portal) {
+        fabric.unbind(portal.name(), new InetSocketAddress(portal.host(), portal.port()));
+    }
+
     private SrpTarget find(String portalName, String targetPortName) {
         TargetRegistry targets = registry.get();
         if (targets == null) {

@@ -142,11 +142,7 @@ final class ResourceViews {
         for (TargetRegistry.Target t : s.targets().targets()) {
             List<Map<String, Object>> groups = new ArrayList<>();
             for (TargetPortGroup g : t.core().portGroups().groups()) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("id", g.id());
-                m.put("state", g.state().name().toLowerCase(Locale.ROOT).replace('_', '-'));
-                m.put("preferred", g.preferred());
-                groups.add(m);
+                groups.add(group(g));
             }
             Map<String, Object> target = new LinkedHashMap<>();
             target.put("iqn", t.name());
@@ -155,6 +151,31 @@ final class ResourceViews {
             all.add(target);
         }
         return all;
+    }
+
+    /** Per target that has port group {@code id}: its iqn and the group, as {@link #alua} shows them. */
+    List<Map<String, Object>> aluaGroup(RuntimeState s, int id) {
+        List<Map<String, Object>> all = new ArrayList<>();
+        for (TargetRegistry.Target t : s.targets().targets()) {
+            TargetPortGroup g = t.core().portGroups().group(id);
+            if (g != null) {
+                Map<String, Object> m = group(g);
+                m.remove("id");
+                Map<String, Object> target = new LinkedHashMap<>();
+                target.put("iqn", t.name());
+                target.putAll(m);
+                all.add(target);
+            }
+        }
+        return all;
+    }
+
+    private static Map<String, Object> group(TargetPortGroup g) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", g.id());
+        m.put("state", g.state().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        m.put("preferred", g.preferred());
+        return m;
     }
 
     Map<String, Object> ha(RuntimeState s) {

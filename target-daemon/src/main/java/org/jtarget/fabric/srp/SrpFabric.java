@@ -61,6 +61,21 @@ public final class SrpFabric implements AutoCloseable {
         LOG.info("portal {} listening for SRP on {}:{}", portalName, address.getHostString(), address.getPort());
     }
 
+    /**
+     * Stops listening for SRP logins on {@code address} (a reload removed the portal); channels
+     * already logged in through it stay.
+     *
+     * @return false if nothing listened there
+     */
+    public synchronized boolean unbind(String portalName, InetSocketAddress address) {
+        boolean stopped = rdma.stopListening(address);
+        if (stopped) {
+            LOG.info("portal {} no longer listening for SRP on {}:{}", portalName, address.getHostString(),
+                    address.getPort());
+        }
+        return stopped;
+    }
+
     /** The addresses listened on, in the order bound (a port 0 replaced by the one the system chose). */
     public List<SocketAddress> listenAddresses() {
         return rdma.listenAddresses();

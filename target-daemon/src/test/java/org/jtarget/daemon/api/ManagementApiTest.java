@@ -296,6 +296,48 @@ class ManagementApiTest {
         refusedWith("DELETE", "targets/" + T + "/acl/" + INITIATOR, null, 409, "edit-refused");
     }
 
+    @Test
+    void aPortGroupsAluaStateIsSetLiveAndSaveWritesItToTheFile() throws Exception {
+        String before = Files.readString(configFile);
+        ApiClient.Response set = send("PUT", "alua/1", "{\"state\": \"standby\", \"preferred\": true}");
+        assertThat(set.status()).as(set.body()).isEqualTo(200);
+        JsonNode answer = JSON.readTree(set.body());
+        assertThat(answer.get("note").asText()).contains("config file is unchanged");
+        assertThat(answer.get("portals").toString()).isEqualTo("[\"default\"]");
+        assertThat(answer.get("targets").get(0).get("iqn").asText()).isEqualTo(T);
+        assertThat(answer.get("targets").get(0).get("state").asText()).isEqualTo("standby");
+        assertThat(answer.get("targets").get(0).get("preferred").asBoolean()).isTrue();
+        assertThat(get("alua").get(0).get("groups").get(0).get("state").asText()).isEqualTo("standby");
+        assertThat(daemon.runtime.state().targets().target(T).core().portGroups().stateOf(1))
+                .isEqualTo(org.jtarget.scsi.alua.AluaState.STANDBY);
+        assertThat(Files.readString(configFile)).as("not saved yet").isEqualTo(before);
+
+        assertThat(send("PUT", "alua/1", "{\"state\": \"active-non-optimized\"}").status()).isEqualTo(200);
+        assertThat(get("alua").get(0).get("groups").get(0).get("preferred").asBoolean()).as("left out: kept").isTrue();
+
+        assertThat(send("POST", "save", null).status()).isEqualTo(200);
+        var written = ConfigLoader.load(configFile);
+        assertThat(written.portals()).isEqualTo(daemon.runtime.state().config().portals());
+        assertThat(written.portals().get(0).aluaState()).isEqualTo(org.jtarget.config.AluaSetting.ACTIVE_NON_OPTIMIZED);
+        assertThat(written.portals().get(0).aluaPreferred()).isTrue();
+    }
+
+    @Test
+    void aBadAluaRequestIsRefusedNamingTheField() throws Exception {
+        refusedWith("PUT", "alua/9", "{\"state\": \"standby\"}", 404, "not-found");
+        refusedWith("PUT", "alua/one", "{\"state\": \"standby\"}", 400, "bad-request");
+        assertThat(refusedWith("PUT", "alua/1", "{\"state\": \"sideways\"}", 400, "bad-request").get("message")
+                .asText()).startsWith("state: expected one of [active-optimized, active-non-optimized, standby, "
+                + "unavailable], got 'sideways'");
+        assertThat(refusedWith("PUT", "alua/1", "{\"state\": \"standby\", \"preferred\": \"yes\"}", 400,
+                "bad-request").get("message").asText()).startsWith("preferred: expected true or false");
+        assertThat(refusedWith("PUT", "alua/1", "{\"preferred\": true}", 400, "bad-request").get("message").asText())
+                .startsWith("state: missing");
+        refusedWith("PUT", "alua/1", "{\"state\": \"standby\", \"tag\": 1}", 400, "bad-request");
+        assertThat(get("alua").get(0).get("groups").get(0).get("state").asText()).as("nothing changed")
+                .isEqualTo("active-optimized");
+    }
+
     private JsonNode refusedWith(String method, String path, String body, int status, String code) throws IOException {
         ApiClient.Response r = send(method, path, body);
         assertThat(r.status()).as(r.body()).isEqualTo(status);
