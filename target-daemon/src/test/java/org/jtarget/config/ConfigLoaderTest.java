@@ -100,10 +100,12 @@ class ConfigLoaderTest {
         assertThat(start).isPositive();
         String block = shipped.substring(start + 1, end + 1).replaceAll("(?m)^# ?", "");
         Files.writeString(dir.resolve("api-token"), "token\n");
+        Files.writeString(dir.resolve("metrics-token"), "scrape token\n");
         ManagementConfig m = load(shipped.substring(0, start + 1) + block + shipped.substring(end + 1)).management();
         assertThat(m.socket()).isEqualTo(Path.of(ManagementConfig.DEFAULT_SOCKET));
         assertThat(m.metrics()).isTrue();
         assertThat(m.apiToken()).isEqualTo("token");
+        assertThat(m.metricsToken()).isEqualTo("scrape token");
     }
 
     @Test
