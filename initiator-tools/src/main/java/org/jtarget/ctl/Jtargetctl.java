@@ -17,6 +17,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 
 /**
  * {@code jtargetctl}: the running daemon's management API from the command line, on its Unix
@@ -119,6 +120,21 @@ public final class Jtargetctl {
             }
         });
         return 0;
+    }
+
+    /** A byte count for people: 512B, 4.0KiB, 1.5MiB, 2.0GiB, 1.0TiB. */
+    static String bytes(long n) {
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        if (n < 1024) {
+            return n + "B";
+        }
+        double v = n;
+        int unit = -1;
+        while (v >= 1024 && unit < units.length - 1) {
+            v /= 1024;
+            unit++;
+        }
+        return String.format(Locale.ROOT, "%.1f%s", v, units[unit]);
     }
 
     /** 3d 4h 5m, 4h 5m 6s, 5m 6s or 6s. */

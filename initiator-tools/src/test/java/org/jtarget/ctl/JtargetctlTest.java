@@ -119,8 +119,12 @@ class JtargetctlTest {
     void sessionListShowsTheInitiatorAndSessionKillEndsIt() throws Exception {
         try (RawIscsiClient initiator = RawIscsiClient.connect("127.0.0.1", port, Duration.ofSeconds(10))) {
             assertThat(initiator.login(INITIATOR, T).statusClass()).isZero();
+            assertThat(initiator.write10(0, 0, new byte[8192], 512).status()).isZero();
+            assertThat(initiator.read10(0, 0, 2, 512).status()).isZero();
             assertThat(run("session", "list")).isZero();
-            assertThat(out.toString()).startsWith("ID").contains(INITIATOR, T, "127.0.0.1");
+            assertThat(out.toString()).startsWith("ID").contains(INITIATOR, T, "127.0.0.1")
+                    .contains("READS  WRITES  READ    WRITTEN  FAILED")
+                    .containsPattern("127\\.0\\.0\\.1:\\d+ +1 +1 +1\\.0KiB +8\\.0KiB +0");
             out.getBuffer().setLength(0);
             assertThat(run("session", "list", "--json")).isZero();
             JsonNode sessions = JSON.readTree(out.toString());

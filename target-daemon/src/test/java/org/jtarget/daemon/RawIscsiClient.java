@@ -72,7 +72,7 @@ public final class RawIscsiClient implements Closeable {
     }
 
     /** WRITE(10) of {@code data} at {@code lba} on {@code lun}, all of it solicited by R2T; returns the status. */
-    int write(int lun, long lba, int blockSize, byte[] data) throws IOException {
+    public int write(int lun, long lba, int blockSize, byte[] data) throws IOException {
         int task = itt++;
         send(command(0x20, lun, task, data.length, cdb10(0x2A, lba, data.length / blockSize)), new byte[0]);
         while (true) {
@@ -89,7 +89,7 @@ public final class RawIscsiClient implements Closeable {
     }
 
     /** READ(10) of {@code into.length} bytes at {@code lba} on {@code lun}; returns the status. */
-    int read(int lun, long lba, int blockSize, byte[] into) throws IOException {
+    public int read(int lun, long lba, int blockSize, byte[] into) throws IOException {
         int task = itt++;
         send(command(0x40, lun, task, into.length, cdb10(0x28, lba, into.length / blockSize)), new byte[0]);
         while (true) {

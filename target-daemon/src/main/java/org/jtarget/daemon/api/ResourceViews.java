@@ -15,7 +15,9 @@ import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.session.IscsiSession;
 import org.jtarget.scsi.alua.TargetPortGroup;
 import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.LuStatistics.Op;
 import org.jtarget.scsi.lun.TargetRegistry;
+import org.jtarget.scsi.lun.TransferCounters;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -207,7 +209,9 @@ final class ResourceViews {
         m.put("initiatorAlias", p.initiatorAlias());
         m.put("target", session.discovery() ? null : session.target().name());
         m.put("type", session.discovery() ? "discovery" : "normal");
+        m.put("portal", session.portal());
         m.put("connections", connections);
+        putTraffic(m, session.counters());
         Map<String, Object> negotiated = new LinkedHashMap<>();
         negotiated.put("HeaderDigest", p.headerDigest() ? "CRC32C" : "None");
         negotiated.put("DataDigest", p.dataDigest() ? "CRC32C" : "None");
@@ -220,5 +224,21 @@ final class ResourceViews {
         negotiated.put("ErrorRecoveryLevel", p.errorRecoveryLevel());
         m.put("parameters", negotiated);
         return m;
+    }
+
+    /** What a session carried: commands by kind, data bytes of GOOD READs and WRITEs, failures. */
+    private static void putTraffic(Map<String, Object> m, TransferCounters c) {
+        Map<String, Long> commands = new LinkedHashMap<>();
+        Map<String, Long> bytes = new LinkedHashMap<>();
+        for (Op op : Op.values()) {
+            String kind = op.name().toLowerCase(Locale.ROOT);
+            commands.put(kind, c.commands(op));
+            if (op != Op.OTHER) {
+                bytes.put(kind, c.bytes(op));
+            }
+        }
+        m.put("commands", commands);
+        m.put("dataBytes", bytes);
+        m.put("failedCommands", c.failed());
     }
 }

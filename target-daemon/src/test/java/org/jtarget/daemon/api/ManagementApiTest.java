@@ -184,7 +184,16 @@ class ManagementApiTest {
             assertThat(s.get("isid").asText()).isEqualTo("0x800013370001");
             assertThat(s.get("connections").get(0).get("peer").asText()).startsWith("127.0.0.1:");
             assertThat(s.get("parameters").get("HeaderDigest").asText()).isEqualTo("None");
+            assertThat(s.get("portal").asText()).isEqualTo("default");
             assertThat(get("targets").get(0).get("sessions").asInt()).isEqualTo(1);
+
+            assertThat(initiator.write(0, 0, 512, new byte[4096])).as("LUN 0 is read-only to this initiator").isEqualTo(2);
+            assertThat(initiator.read(0, 0, 512, new byte[4096])).isZero();
+            assertThat(initiator.read(0, 8, 512, new byte[1024])).isZero();
+            JsonNode carried = get("sessions").get(0);
+            assertThat(carried.get("commands").toString()).isEqualTo("{\"read\":2,\"write\":1,\"other\":0}");
+            assertThat(carried.get("dataBytes").toString()).isEqualTo("{\"read\":5120,\"write\":0}");
+            assertThat(carried.get("failedCommands").asLong()).isEqualTo(1);
 
             ApiClient.Response kicked = client.send("DELETE", "sessions/" + s.get("id").asInt(), null);
             assertThat(kicked.status()).as(kicked.body()).isEqualTo(200);
