@@ -2,6 +2,7 @@ package org.jtarget.ctl;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.jtarget.config.ManagementConfig;
 import org.jtarget.daemon.api.ApiClient;
 import picocli.AutoComplete;
@@ -107,9 +108,12 @@ public final class Jtargetctl {
         }
     }
 
-    @Command(name = "status", description = "Show the daemon's state: version, pid, uptime, what it serves.")
+    @Command(name = "status", description = {"Show the daemon's state: version, pid, uptime, what it serves,",
+        "and the long operations running (SANITIZE, EXTENDED COPY): percent, rate, time left."})
     int status() throws IOException, Refused {
-        JsonNode d = call("GET", "daemon");
+        ObjectNode d = (ObjectNode) call("GET", "daemon");
+        JsonNode tasks = "running".equals(d.path("state").asText()) ? call("GET", "tasks") : JSON.createArrayNode();
+        d.set("tasks", tasks);
         print(d, out -> {
             out.println("jtargetd " + d.path("version").asText() + ", pid " + d.path("pid").asLong() + ", "
                     + d.path("state").asText() + " for " + uptime(d.path("uptimeSeconds").asLong()));
@@ -118,8 +122,19 @@ public final class Jtargetctl {
             if (d.hasNonNull("ha")) {
                 out.println("ha:      " + d.path("ha").asText());
             }
+            for (JsonNode t : tasks) {
+                out.println("work:    " + task(t));
+            }
         });
         return 0;
+    }
+
+    /** "sanitize-overwrite of iqn...:disk LUN 0: 37.5% of 64.0MiB, 1.0MiB/s, 40s left". */
+    static String task(JsonNode t) {
+        return t.path("kind").asText() + " of " + t.path("target").asText() + " LUN " + t.path("lun").asInt() + ": "
+                + String.format(Locale.ROOT, "%.1f%%", t.path("percent").asDouble()) + " of "
+                + bytes(t.path("totalBytes").asLong()) + ", " + bytes(t.path("bytesPerSecond").asLong()) + "/s, "
+                + (t.path("secondsLeft").isNull() ? "time left unknown" : uptime(t.path("secondsLeft").asLong()) + " left");
     }
 
     /** A byte count for people: 512B, 4.0KiB, 1.5MiB, 2.0GiB, 1.0TiB. */

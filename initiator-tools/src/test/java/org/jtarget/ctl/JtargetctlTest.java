@@ -48,7 +48,7 @@ class JtargetctlTest {
 
     private String yaml(String luns) {
         return """
-                daemon: { buffer-pool: { pinned-size: 0 } }
+                daemon: { buffer-pool: { pinned-size: 0 }, sanitize-rate: 1MiB }
                 portals:
                   - { name: default, listen: "127.0.0.1:%d" }
                 backstores:
@@ -99,6 +99,43 @@ class JtargetctlTest {
         out.getBuffer().setLength(0);
         assertThat(run("status", "--json")).isZero();
         assertThat(JSON.readTree(out.toString()).get("state").asText()).isEqualTo("running");
+    }
+
+    @Test
+    void statusShowsARunningSanitizeRisingWithItsRateAndTimeLeft() throws Exception {
+        assertThat(run("lun", "add", T, "1", "ram1")).isZero(); // 4 MiB at 1 MiB/s: four chunks, a second apart
+        try (RawIscsiClient initiator = RawIscsiClient.connect("127.0.0.1", port, Duration.ofSeconds(10))) {
+            assertThat(initiator.login(INITIATOR, T).statusClass()).isZero();
+            assertThat(initiator.testUnitReadyClearingUnitAttention(1).status()).isZero();
+            byte[] overwriteImmed = {0x48, (byte) 0x81, 0, 0, 0, 0, 0, 0, 8, 0};
+            byte[] onePass = {0x01, 0, 0, 4, 0x5A, 0x5A, 0x5A, 0x5A};
+            assertThat(initiator.execute(1, overwriteImmed, onePass).status()).isZero();
+            double first = workPercent(0);
+            assertThat(out.toString()).containsPattern("work:    sanitize-overwrite of " + java.util.regex.Pattern.quote(T)
+                    + " LUN 1: \\d+\\.\\d% of 4\\.0MiB, [\\d.]+[KM]iB/s, \\d+s left");
+            assertThat(workPercent(first)).as("rising while it runs").isGreaterThan(first);
+            out.getBuffer().setLength(0);
+            assertThat(run("status", "--json")).isZero();
+            JsonNode tasks = JSON.readTree(out.toString()).get("tasks");
+            assertThat(tasks).as(out.toString()).hasSize(1);
+            assertThat(tasks.get(0).get("totalBytes").asLong()).isEqualTo(4L << 20);
+        }
+    }
+
+    /** Runs {@code status} until its work line reads more than {@code above} percent; that percentage. */
+    private double workPercent(double above) throws InterruptedException {
+        java.util.regex.Pattern percent = java.util.regex.Pattern.compile("work: .*: (\\d+\\.\\d)% of");
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            out.getBuffer().setLength(0);
+            assertThat(run("status")).isZero();
+            java.util.regex.Matcher m = percent.matcher(out.toString());
+            if (m.find() && Double.parseDouble(m.group(1)) > above) {
+                return Double.parseDouble(m.group(1));
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("no work line above " + above + "%: " + out);
     }
 
     @Test

@@ -100,6 +100,7 @@ public final class ManagementApi implements AutoCloseable {
                 new Route("DELETE", BASE + "/sessions/{id}", (p, r) -> kick(p.get("id"))),
                 get("/alua", (p, r) -> now(views.alua(state()))),
                 get("/ha", (p, r) -> now(views.ha(state()))),
+                get("/tasks", (p, r) -> now(views.tasks(state()))),
                 get("/config", (p, r) -> now(views.config(state().config()))),
                 new Route("POST", BASE + "/reload", (p, r) -> now(reload())),
                 new Route("POST", BASE + "/save", (p, r) -> now(edits.save(daemon.configFile()))),

@@ -18,6 +18,7 @@ import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.LuStatistics.Op;
 import org.jtarget.scsi.lun.TargetRegistry;
 import org.jtarget.scsi.lun.TransferCounters;
+import org.jtarget.scsi.lun.WorkProgress;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -113,6 +114,37 @@ final class ResourceViews {
             all.add(m);
         }
         return all;
+    }
+
+    /**
+     * The long operations running now (SANITIZE, EXTENDED COPY), each with its LU and how far it
+     * has come: bytes done of the total, percent, average rate and the time left at that rate.
+     */
+    List<Map<String, Object>> tasks(RuntimeState s) {
+        long now = System.nanoTime();
+        List<Map<String, Object>> all = new ArrayList<>();
+        for (TargetRegistry.Target t : s.targets().targets()) {
+            for (LogicalUnit lu : t.core().logicalUnits()) {
+                for (WorkProgress w : lu.work()) {
+                    all.add(task(w.snapshot(now), t.name(), lu.lun()));
+                }
+            }
+        }
+        return all;
+    }
+
+    private static Map<String, Object> task(WorkProgress.Snapshot w, String target, Integer lun) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("kind", w.kind());
+        m.put("target", target);
+        m.put("lun", lun);
+        m.put("doneBytes", w.doneBytes());
+        m.put("totalBytes", w.totalBytes());
+        m.put("percent", w.percent());
+        m.put("bytesPerSecond", w.bytesPerSecond());
+        m.put("secondsLeft", w.secondsLeft() < 0 ? null : w.secondsLeft());
+        m.put("runningSeconds", Math.round(w.runningSeconds() * 10) / 10.0);
+        return m;
     }
 
     private static String medium(LogicalUnit lu) {
