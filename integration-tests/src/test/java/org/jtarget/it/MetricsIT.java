@@ -21,7 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
  * READs and M WRITEs of known sizes, one READ past the end, one write to a read-only LUN), the
  * counters moved by exactly that: commands, bytes, the latency histograms' counts, and the
  * failures by sense key; the session shows while it is open, and the login counters count it and
- * a login to a target that does not exist.
+ * a login to a target that does not exist. Two sessions' own counters (and their portal's) are
+ * exactly their workloads, and a session's series go when it logs out. A SANITIZE paced to a slow
+ * rate shows in {@code jtargetctl status} rising while it runs.
  */
 class MetricsIT {
 
@@ -96,6 +98,127 @@ class MetricsIT {
                 + "status=\"0x0000\"}")).isEqualTo(1);
         assertThat(value(last, "jtarget_iscsi_logins_total{result=\"refused\",session_type=\"\",status=\"0x0203\"}"))
                 .isEqualTo(1);
+    }
+
+    private static final String SESSION_A = "iqn.2026-11.org.jtarget:metrics-a";
+    private static final String SESSION_B = "iqn.2026-11.org.jtarget:metrics-b";
+
+    @Test
+    void eachSessionAndItsPortalCountExactlyTheirOwnWorkload() throws Exception {
+        int port = DaemonProcess.freePort();
+        int http = DaemonProcess.freePort();
+        String yaml = DaemonConfig.standard(port).toYaml()
+                + "management: { http: \"127.0.0.1:" + http + "\", metrics: true }\n";
+        try (DaemonProcess daemon = DaemonProcess.start(DaemonConfig.write(dir, yaml), port)) {
+            String portal = "portal=\"default\",transport=\"tcp\"";
+            try (ScsiClient b = ScsiTransport.TCP.login(port, SESSION_B, Duration.ofSeconds(10))) {
+                b.testUnitReadyClearingUnitAttention(0);
+                String start;
+                try (ScsiClient a = ScsiTransport.TCP.login(port, SESSION_A, Duration.ofSeconds(10))) {
+                    a.testUnitReadyClearingUnitAttention(0);
+                    start = scrape(http);
+                    byte[] data = new byte[WRITE_BLOCKS * BLOCK];
+                    for (int i = 0; i < WRITES; i++) {
+                        assertThat(a.write10(0, i * WRITE_BLOCKS, data, BLOCK).good()).isTrue();
+                    }
+                    for (int i = 0; i < READS; i++) {
+                        assertThat(b.read10(0, i * READ_BLOCKS, READ_BLOCKS, BLOCK).good()).isTrue();
+                    }
+                    assertThat(b.read10(0, 384L * 2048, 1, BLOCK).senseKey()).as("READ past the end").isEqualTo(0x5);
+                    String end = scrape(http);
+
+                    assertThat(sessionValue(end, "jtarget_iscsi_session_commands_total", SESSION_A, "write"))
+                            .isEqualTo(WRITES);
+                    assertThat(sessionValue(end, "jtarget_iscsi_session_data_bytes_total", SESSION_A, "write"))
+                            .isEqualTo((long) WRITES * WRITE_BLOCKS * BLOCK);
+                    assertThat(sessionValue(end, "jtarget_iscsi_session_commands_total", SESSION_A, "read")).isZero();
+                    assertThat(sessionValue(end, "jtarget_iscsi_session_commands_total", SESSION_B, "read"))
+                            .isEqualTo(READS + 1);
+                    assertThat(sessionValue(end, "jtarget_iscsi_session_data_bytes_total", SESSION_B, "read"))
+                            .isEqualTo((long) READS * READ_BLOCKS * BLOCK);
+                    assertThat(sessionValue(end, "jtarget_iscsi_session_data_bytes_total", SESSION_B, "write")).isZero();
+                    assertThat(sessionValue(end, "jtarget_iscsi_session_failed_commands_total", SESSION_B, null)
+                            - sessionValue(start, "jtarget_iscsi_session_failed_commands_total", SESSION_B, null))
+                            .as("the READ past the end").isEqualTo(1);
+                    assertThat(delta(start, end, "jtarget_portal_data_bytes_total{op=\"read\"," + portal + "}"))
+                            .isEqualTo((long) READS * READ_BLOCKS * BLOCK);
+                    assertThat(delta(start, end, "jtarget_portal_data_bytes_total{op=\"write\"," + portal + "}"))
+                            .isEqualTo((long) WRITES * WRITE_BLOCKS * BLOCK);
+                    assertThat(delta(start, end, "jtarget_portal_commands_total{op=\"read\"," + portal + "}"))
+                            .isEqualTo(READS + 1);
+                    assertThat(delta(start, end, "jtarget_portal_failed_commands_total{" + portal + "}")).isEqualTo(1);
+                }
+                daemon.await("session A's series to go after its logout",
+                        () -> !scrapeQuietly(http).contains("initiator=\"" + SESSION_A + "\""), Duration.ofSeconds(10));
+                String after = scrape(http);
+                assertThat(sessionValue(after, "jtarget_iscsi_session_commands_total", SESSION_B, "read"))
+                        .as("the other session stays").isEqualTo(READS + 1);
+                assertThat(value(after, "jtarget_portal_data_bytes_total{op=\"write\"," + portal + "}"))
+                        .as("the portal keeps what the ended session carried")
+                        .isGreaterThanOrEqualTo((long) WRITES * WRITE_BLOCKS * BLOCK);
+            }
+        }
+    }
+
+    @Test
+    void aSlowSanitizeShowsItsProgressRisingInJtargetctlStatus() throws Exception {
+        int port = DaemonProcess.freePort();
+        Path socket = dir.resolve("jtarget.sock");
+        // LUN 0: 16 MiB of memory overwritten at 2 MiB/s, 1 MiB at a time: about 8 s
+        String yaml = "daemon: { sanitize-rate: 2MiB }\n"
+                + new DaemonConfig(port, 0, 0, 16 * DaemonConfig.MIB, 64 * DaemonConfig.MIB, "data/file0.img").toYaml()
+                + "management: { socket: " + socket + " }\n";
+        try (DaemonProcess daemon = DaemonProcess.start(DaemonConfig.write(dir, yaml), port);
+             ScsiClient c = ScsiTransport.TCP.login(port, SESSION_A, Duration.ofSeconds(10))) {
+            daemon.await("the management socket", () -> daemon.log().contains("management API on unix:"),
+                    Duration.ofSeconds(10));
+            c.testUnitReadyClearingUnitAttention(0);
+            byte[] overwriteImmed = {0x48, (byte) 0x81, 0, 0, 0, 0, 0, 0, 8, 0};
+            byte[] onePass = {0x01, 0, 0, 4, 0x5A, 0x5A, 0x5A, 0x5A};
+            assertThat(c.execute(0, overwriteImmed, onePass).good()).isTrue();
+            double first = statusPercent(socket, daemon, 0);
+            assertThat(statusPercent(socket, daemon, first)).as("rising while it runs").isGreaterThan(first);
+        }
+    }
+
+    /** Runs {@code jtargetctl status} until its work line for LUN 0 reads above {@code above} percent. */
+    private static double statusPercent(Path socket, DaemonProcess daemon, double above) throws Exception {
+        Pattern work = Pattern.compile("work:    sanitize-overwrite of " + Pattern.quote(IQN)
+                + " LUN 0: (\\d+\\.\\d)% of 16\\.0MiB, [\\d.]+[KM]iB/s, \\d+s left");
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            ClientTool.Result r = ClientTool.jtargetctl(socket, Duration.ofSeconds(60), () -> daemon.logTail(40), "status");
+            assertThat(r.exitCode()).as(r.describe()).isZero();
+            last = r.stdout();
+            Matcher m = work.matcher(last);
+            if (m.find() && Double.parseDouble(m.group(1)) > above) {
+                return Double.parseDouble(m.group(1));
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("no sanitize above " + above + "% in jtargetctl status:\n" + last);
+    }
+
+    /**
+     * A series of one session, found by its initiator (its ISID and TSIH whatever they are);
+     * {@code op} null for the failures, which have none.
+     */
+    private static long sessionValue(String scrape, String family, String initiator, String op) {
+        String series = Pattern.quote(family + "{initiator=\"" + initiator + "\",isid=\"") + "0x[0-9a-f]{12}\""
+                + Pattern.quote(op == null ? "" : ",op=\"" + op + "\"")
+                + Pattern.quote(",portal=\"default\",target=\"" + IQN + "\",tsih=\"") + "\\d+\"\\}";
+        Matcher m = Pattern.compile("(?m)^" + series + " (\\S+)$").matcher(scrape);
+        assertThat(m.find()).as(family + " of " + initiator + " in\n" + scrape).isTrue();
+        return (long) Double.parseDouble(m.group(1));
+    }
+
+    private static String scrapeQuietly(int port) {
+        try {
+            return scrape(port);
+        } catch (Exception e) {
+            return "";
+        }
     }
 
     private static String scrape(int port) throws Exception {
