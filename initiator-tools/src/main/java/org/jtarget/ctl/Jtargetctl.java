@@ -129,9 +129,14 @@ public final class Jtargetctl {
         return 0;
     }
 
-    /** "sanitize-overwrite of iqn...:disk LUN 0: 37.5% of 64.0MiB, 1.0MiB/s, 40s left". */
+    /**
+     * "sanitize-overwrite of iqn...:disk LUN 0: 37.5% of 64.0MiB, 1.0MiB/s, 40s left", or for an HA
+     * resync "ha-resync of backstore ram0: ...".
+     */
     static String task(JsonNode t) {
-        return t.path("kind").asText() + " of " + t.path("target").asText() + " LUN " + t.path("lun").asInt() + ": "
+        String of = t.path("backstore").isTextual() ? "backstore " + t.path("backstore").asText()
+                : t.path("target").asText() + " LUN " + t.path("lun").asInt();
+        return t.path("kind").asText() + " of " + of + ": "
                 + String.format(Locale.ROOT, "%.1f%%", t.path("percent").asDouble()) + " of "
                 + bytes(t.path("totalBytes").asLong()) + ", " + bytes(t.path("bytesPerSecond").asLong()) + "/s, "
                 + (t.path("secondsLeft").isNull() ? "time left unknown" : uptime(t.path("secondsLeft").asLong()) + " left");

@@ -122,6 +122,14 @@ class JtargetctlTest {
         }
     }
 
+    @Test
+    void anHaResyncTaskNamesItsBackstore() throws Exception {
+        JsonNode resync = JSON.readTree("{\"kind\":\"ha-resync\",\"target\":null,\"lun\":null,\"backstore\":\"ram0\","
+                + "\"doneBytes\":1048576,\"totalBytes\":4194304,\"percent\":25.0,\"bytesPerSecond\":524288,"
+                + "\"secondsLeft\":6,\"runningSeconds\":2.0}");
+        assertThat(Jtargetctl.task(resync)).isEqualTo("ha-resync of backstore ram0: 25.0% of 4.0MiB, 512.0KiB/s, 6s left");
+    }
+
     /** Runs {@code status} until its work line reads more than {@code above} percent; that percentage. */
     private double workPercent(double above) throws InterruptedException {
         java.util.regex.Pattern percent = java.util.regex.Pattern.compile("work: .*: (\\d+\\.\\d)% of");

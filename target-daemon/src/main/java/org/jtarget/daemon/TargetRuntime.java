@@ -290,7 +290,7 @@ public final class TargetRuntime implements DaemonRuntime {
             return null;
         }
         return new RuntimeState(config, registry, stores.all(), fabric == null ? null : fabric.sessionRegistry(),
-                ha == null ? null : ha.describe());
+                ha == null ? null : ha.describe(), ha == null ? null : ha.node().resyncProgress());
     }
 
     @Override

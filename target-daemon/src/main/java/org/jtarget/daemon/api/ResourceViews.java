@@ -13,6 +13,7 @@ import org.jtarget.config.TargetConfig;
 import org.jtarget.daemon.RuntimeState;
 import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.session.IscsiSession;
+import org.jtarget.ha.PairNode;
 import org.jtarget.scsi.alua.TargetPortGroup;
 import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.LuStatistics.Op;
@@ -117,8 +118,9 @@ final class ResourceViews {
     }
 
     /**
-     * The long operations running now (SANITIZE, EXTENDED COPY), each with its LU and how far it
-     * has come: bytes done of the total, percent, average rate and the time left at that rate.
+     * The long operations running now (SANITIZE, EXTENDED COPY on an LU; an HA resync of a
+     * backstore), each with how far it has come: bytes done of the total, percent, average rate
+     * and the time left at that rate.
      */
     List<Map<String, Object>> tasks(RuntimeState s) {
         long now = System.nanoTime();
@@ -126,18 +128,24 @@ final class ResourceViews {
         for (TargetRegistry.Target t : s.targets().targets()) {
             for (LogicalUnit lu : t.core().logicalUnits()) {
                 for (WorkProgress w : lu.work()) {
-                    all.add(task(w.snapshot(now), t.name(), lu.lun()));
+                    all.add(task(w.snapshot(now), t.name(), lu.lun(), null));
                 }
             }
+        }
+        PairNode.ResyncProgress r = s.resync();
+        if (r != null) {
+            all.add(task(WorkProgress.snapshot("ha-resync", r.doneBytes(), r.totalBytes(), r.startedNanos(), now),
+                    null, null, r.backstore()));
         }
         return all;
     }
 
-    private static Map<String, Object> task(WorkProgress.Snapshot w, String target, Integer lun) {
+    private static Map<String, Object> task(WorkProgress.Snapshot w, String target, Integer lun, String backstore) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("kind", w.kind());
         m.put("target", target);
         m.put("lun", lun);
+        m.put("backstore", backstore);
         m.put("doneBytes", w.doneBytes());
         m.put("totalBytes", w.totalBytes());
         m.put("percent", w.percent());
