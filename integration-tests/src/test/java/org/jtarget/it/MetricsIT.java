@@ -164,9 +164,10 @@ class MetricsIT {
     void aSlowSanitizeShowsItsProgressRisingInJtargetctlStatus() throws Exception {
         int port = DaemonProcess.freePort();
         Path socket = dir.resolve("jtarget.sock");
-        // LUN 0: 16 MiB of memory overwritten at 2 MiB/s, 1 MiB at a time: about 8 s
+        // LUN 0: 32 MiB of memory overwritten at 2 MiB/s, 1 MiB at a time: about 16 s, time for a few
+        // jtargetctl runs on a busy host
         String yaml = "daemon: { sanitize-rate: 2MiB }\n"
-                + new DaemonConfig(port, 0, 0, 16 * DaemonConfig.MIB, 64 * DaemonConfig.MIB, "data/file0.img").toYaml()
+                + new DaemonConfig(port, 0, 0, 32 * DaemonConfig.MIB, 64 * DaemonConfig.MIB, "data/file0.img").toYaml()
                 + "management: { socket: " + socket + " }\n";
         try (DaemonProcess daemon = DaemonProcess.start(DaemonConfig.write(dir, yaml), port);
              ScsiClient c = ScsiTransport.TCP.login(port, SESSION_A, Duration.ofSeconds(10))) {
@@ -184,7 +185,7 @@ class MetricsIT {
     /** Runs {@code jtargetctl status} until its work line for LUN 0 reads above {@code above} percent. */
     private static double statusPercent(Path socket, DaemonProcess daemon, double above) throws Exception {
         Pattern work = Pattern.compile("work:    sanitize-overwrite of " + Pattern.quote(IQN)
-                + " LUN 0: (\\d+\\.\\d)% of 16\\.0MiB, [\\d.]+[KM]iB/s, \\d+s left");
+                + " LUN 0: (\\d+\\.\\d)% of 32\\.0MiB, [\\d.]+[KM]iB/s, \\d+s left");
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         String last = "";
         while (System.nanoTime() < deadline) {
