@@ -157,7 +157,7 @@ public final class TargetRuntime implements DaemonRuntime {
                         ha == null ? null : () -> {
                             HaRuntime node = ha;
                             return node == null ? null : node.node().snapshot();
-                        }) : null,
+                        }, () -> srp == null ? null : srp.fabric()) : null,
                 api ? this::handleApiOverHttp : null);
     }
 

@@ -1,6 +1,7 @@
 package org.jtarget.scsi.lun;
 
 import org.jtarget.scsi.lun.LuStatistics.Op;
+import org.jtarget.scsi.spi.DataDirection;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.ScsiStatus;
 
@@ -35,6 +36,15 @@ public final class TransferCounters {
         } else if (status != ScsiStatus.CONDITION_MET) {
             failed.increment();
         }
+    }
+
+    /**
+     * The data bytes a command ending with status only moved from the initiator: its data-out, at
+     * most the expected data transfer length (the fabric moved no more), none for other directions.
+     */
+    public static long dataOutBytes(ScsiCommand cmd) {
+        boolean dataOut = cmd.direction() == DataDirection.WRITE || cmd.direction() == DataDirection.BIDIRECTIONAL;
+        return dataOut ? Math.min(cmd.expectedDataTransferLength(), cmd.dataOutLength()) : 0;
     }
 
     public long commands(Op op) {

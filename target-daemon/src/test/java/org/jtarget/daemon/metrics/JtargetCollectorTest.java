@@ -4,6 +4,7 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import org.jtarget.fabric.iscsi.session.SessionRegistry.PortalTraffic;
 import org.jtarget.fabric.iscsi.session.SessionRegistry.SessionTraffic;
+import org.jtarget.fabric.srp.SrpFabric.ChannelTraffic;
 import org.jtarget.ha.PairNode;
 import org.jtarget.scsi.lun.TransferCounters;
 import org.jtarget.scsi.spi.ScsiCommand;
@@ -32,7 +33,7 @@ class JtargetCollectorTest {
     void aDegradedPrimaryShowsItsRoleAndWhatItsPeerLacks() throws Exception {
         PairNode.Snapshot n = new PairNode.Snapshot("a", "b", PairNode.Role.PRIMARY, null, true, false, false, 7, -1,
                 List.of(new PairNode.StoreSnapshot("disk", true, 4L << 20, 3)));
-        String text = scrape(new JtargetCollector(() -> null, () -> null, () -> null, () -> n));
+        String text = scrape(new JtargetCollector(() -> null, () -> null, () -> null, () -> n, () -> null));
         assertThat(text)
                 .contains("jtarget_ha_role{node=\"a\",peer=\"b\",role=\"primary\"} 1.0")
                 .contains("jtarget_ha_role{node=\"a\",peer=\"b\",role=\"secondary\"} 0.0")
@@ -47,13 +48,18 @@ class JtargetCollectorTest {
 
     @Test
     void aDaemonWithoutHaWritesNoHaMetrics() throws Exception {
-        assertThat(scrape(new JtargetCollector(() -> null, () -> null, () -> null, null))).doesNotContain("jtarget_ha_");
-        assertThat(scrape(new JtargetCollector(() -> null, () -> null, () -> null, () -> null))).doesNotContain("jtarget_ha_");
+        assertThat(scrape(new JtargetCollector(() -> null, () -> null, () -> null, null, null))).doesNotContain("jtarget_ha_");
+        assertThat(scrape(new JtargetCollector(() -> null, () -> null, () -> null, () -> null, () -> null))).doesNotContain("jtarget_ha_");
     }
 
     private static String scrapeTraffic(List<SessionTraffic> sessions, List<PortalTraffic> portals) throws Exception {
+        return scrapeTraffic(sessions, List.of(), portals);
+    }
+
+    private static String scrapeTraffic(List<SessionTraffic> sessions, List<ChannelTraffic> channels,
+                                        List<PortalTraffic> portals) throws Exception {
         MetricSnapshots.Builder all = MetricSnapshots.builder();
-        JtargetCollector.addTraffic(all, sessions, portals);
+        JtargetCollector.addTraffic(all, sessions, channels, portals);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrometheusTextFormatWriter.create().write(out, all.build());
         return out.toString(StandardCharsets.UTF_8);
@@ -95,5 +101,20 @@ class JtargetCollectorTest {
         String text = scrapeTraffic(List.of(), List.of(new PortalTraffic("p", "tcp", c)));
         assertThat(text).doesNotContain("jtarget_iscsi_session_commands_total{")
                 .contains("jtarget_portal_commands_total{op=\"read\",portal=\"p\",transport=\"tcp\"} 1.0");
+    }
+
+    @Test
+    void anSrpChannelHasItsOwnSeriesAndItsPortalIsAnSrpOne() throws Exception {
+        TransferCounters c = countersOfThreeCommands();
+        String text = scrapeTraffic(List.of(), List.of(new ChannelTraffic("iqn.t", "0x00000000000000010000000000000002",
+                "srp", "127.0.0.1:40000", c)), List.of(new PortalTraffic("srp", "srp", c)));
+        String channel = "initiator_port=\"0x00000000000000010000000000000002\",";
+        assertThat(text)
+                .contains("jtarget_srp_channel_commands_total{" + channel + "op=\"read\",peer=\"127.0.0.1:40000\",portal=\"srp\",target=\"iqn.t\"} 1.0")
+                .contains("jtarget_srp_channel_data_bytes_total{" + channel + "op=\"write\",peer=\"127.0.0.1:40000\",portal=\"srp\",target=\"iqn.t\"} 8192.0")
+                .contains("jtarget_srp_channel_failed_commands_total{" + channel + "peer=\"127.0.0.1:40000\",portal=\"srp\",target=\"iqn.t\"} 1.0")
+                .contains("jtarget_portal_data_bytes_total{op=\"read\",portal=\"srp\",transport=\"srp\"} 4096.0");
+        assertThat(scrapeTraffic(List.of(), List.of(), List.of())).as("no SRP channel: no family")
+                .doesNotContain("jtarget_srp_channel");
     }
 }

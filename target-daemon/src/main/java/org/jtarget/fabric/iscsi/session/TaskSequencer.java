@@ -5,7 +5,7 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.EventExecutor;
 import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
-import org.jtarget.scsi.spi.DataDirection;
+import org.jtarget.scsi.lun.TransferCounters;
 import org.jtarget.scsi.spi.FabricOps;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.TmfRequest;
@@ -115,8 +115,7 @@ final class TaskSequencer implements FabricOps {
 
     @Override
     public void queueStatus(ScsiCommand cmd) {
-        boolean dataOut = cmd.direction() == DataDirection.WRITE || cmd.direction() == DataDirection.BIDIRECTIONAL;
-        count(cmd, dataOut ? Math.min(cmd.expectedDataTransferLength(), cmd.dataOutLength()) : 0);
+        count(cmd, TransferCounters.dataOutBytes(cmd));
         responses.queueStatus(cmd);
     }
 
