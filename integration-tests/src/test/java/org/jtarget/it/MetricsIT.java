@@ -21,8 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
  * READs and M WRITEs of known sizes, one READ past the end, one write to a read-only LUN), the
  * counters moved by exactly that: commands, bytes, the latency histograms' counts, and the
  * failures by sense key; the session shows while it is open, and the login counters count it and
- * a login to a target that does not exist. Two sessions' own counters (and their portal's) are
- * exactly their workloads, and a session's series go when it logs out. A SANITIZE paced to a slow
+ * a login to a target that does not exist. Sessions over TCP and iSER and an SRP channel count
+ * exactly their own workloads, each portal (tcp, iser, srp) exactly those through it, and a
+ * session's series go when it logs out. A SANITIZE paced to a slow
  * rate shows in {@code jtargetctl status} rising while it runs.
  */
 class MetricsIT {
@@ -102,21 +103,28 @@ class MetricsIT {
 
     private static final String SESSION_A = "iqn.2026-11.org.jtarget:metrics-a";
     private static final String SESSION_B = "iqn.2026-11.org.jtarget:metrics-b";
+    private static final String SESSION_C = "iqn.2026-11.org.jtarget:metrics-c";
+    private static final int SRP_READS = 5;
 
     @Test
-    void eachSessionAndItsPortalCountExactlyTheirOwnWorkload() throws Exception {
+    void eachSessionChannelAndPortalCountExactlyTheirOwnWorkload() throws Exception {
         int port = DaemonProcess.freePort();
+        int iserPort = DaemonProcess.freePort();
+        int srpPort = DaemonProcess.freePort();
         int http = DaemonProcess.freePort();
-        String yaml = DaemonConfig.standard(port).toYaml()
+        String yaml = DaemonConfig.standard(port).withIserPortal(iserPort).withSrpPortal(srpPort).toYaml()
                 + "management: { http: \"127.0.0.1:" + http + "\", metrics: true }\n";
         try (DaemonProcess daemon = DaemonProcess.start(DaemonConfig.write(dir, yaml), port)) {
-            String portal = "portal=\"default\",transport=\"tcp\"";
-            try (ScsiClient b = ScsiTransport.TCP.login(port, SESSION_B, Duration.ofSeconds(10))) {
+            String tcp = "portal=\"default\",transport=\"tcp\"";
+            String iser = "portal=\"rdma\",transport=\"iser\"";
+            String srp = "portal=\"srp\",transport=\"srp\"";
+            try (ScsiClient b = ScsiTransport.ISER.login(iserPort, SESSION_B, Duration.ofSeconds(10));
+                 ScsiClient c = ScsiTransport.SRP.login(srpPort, SESSION_C, Duration.ofSeconds(10))) {
                 b.testUnitReadyClearingUnitAttention(0);
-                String start;
+                c.testUnitReadyClearingUnitAttention(0);
                 try (ScsiClient a = ScsiTransport.TCP.login(port, SESSION_A, Duration.ofSeconds(10))) {
                     a.testUnitReadyClearingUnitAttention(0);
-                    start = scrape(http);
+                    String start = scrape(http);
                     byte[] data = new byte[WRITE_BLOCKS * BLOCK];
                     for (int i = 0; i < WRITES; i++) {
                         assertThat(a.write10(0, i * WRITE_BLOCKS, data, BLOCK).good()).isTrue();
@@ -125,35 +133,43 @@ class MetricsIT {
                         assertThat(b.read10(0, i * READ_BLOCKS, READ_BLOCKS, BLOCK).good()).isTrue();
                     }
                     assertThat(b.read10(0, 384L * 2048, 1, BLOCK).senseKey()).as("READ past the end").isEqualTo(0x5);
+                    for (int i = 0; i < SRP_READS; i++) {
+                        assertThat(c.read10(0, i * READ_BLOCKS, READ_BLOCKS, BLOCK).good()).isTrue();
+                    }
                     String end = scrape(http);
 
-                    assertThat(sessionValue(end, "jtarget_iscsi_session_commands_total", SESSION_A, "write"))
+                    assertThat(sessionValue(end, "jtarget_iscsi_session_commands_total", SESSION_A, "default", "write"))
                             .isEqualTo(WRITES);
-                    assertThat(sessionValue(end, "jtarget_iscsi_session_data_bytes_total", SESSION_A, "write"))
+                    assertThat(sessionValue(end, "jtarget_iscsi_session_data_bytes_total", SESSION_A, "default", "write"))
                             .isEqualTo((long) WRITES * WRITE_BLOCKS * BLOCK);
-                    assertThat(sessionValue(end, "jtarget_iscsi_session_commands_total", SESSION_A, "read")).isZero();
-                    assertThat(sessionValue(end, "jtarget_iscsi_session_commands_total", SESSION_B, "read"))
+                    assertThat(sessionValue(end, "jtarget_iscsi_session_commands_total", SESSION_A, "default", "read"))
+                            .isZero();
+                    assertThat(sessionValue(end, "jtarget_iscsi_session_commands_total", SESSION_B, "rdma", "read"))
                             .isEqualTo(READS + 1);
-                    assertThat(sessionValue(end, "jtarget_iscsi_session_data_bytes_total", SESSION_B, "read"))
+                    assertThat(sessionValue(end, "jtarget_iscsi_session_data_bytes_total", SESSION_B, "rdma", "read"))
                             .isEqualTo((long) READS * READ_BLOCKS * BLOCK);
-                    assertThat(sessionValue(end, "jtarget_iscsi_session_data_bytes_total", SESSION_B, "write")).isZero();
-                    assertThat(sessionValue(end, "jtarget_iscsi_session_failed_commands_total", SESSION_B, null)
-                            - sessionValue(start, "jtarget_iscsi_session_failed_commands_total", SESSION_B, null))
+                    assertThat(sessionValue(end, "jtarget_iscsi_session_failed_commands_total", SESSION_B, "rdma", null)
+                            - sessionValue(start, "jtarget_iscsi_session_failed_commands_total", SESSION_B, "rdma", null))
                             .as("the READ past the end").isEqualTo(1);
-                    assertThat(delta(start, end, "jtarget_portal_data_bytes_total{op=\"read\"," + portal + "}"))
-                            .isEqualTo((long) READS * READ_BLOCKS * BLOCK);
-                    assertThat(delta(start, end, "jtarget_portal_data_bytes_total{op=\"write\"," + portal + "}"))
+                    assertThat(channelValue(end, "jtarget_srp_channel_data_bytes_total", "read"))
+                            .isEqualTo((long) SRP_READS * READ_BLOCKS * BLOCK);
+                    assertThat(delta(start, end, "jtarget_portal_data_bytes_total{op=\"write\"," + tcp + "}"))
                             .isEqualTo((long) WRITES * WRITE_BLOCKS * BLOCK);
-                    assertThat(delta(start, end, "jtarget_portal_commands_total{op=\"read\"," + portal + "}"))
+                    assertThat(delta(start, end, "jtarget_portal_data_bytes_total{op=\"read\"," + tcp + "}")).isZero();
+                    assertThat(delta(start, end, "jtarget_portal_data_bytes_total{op=\"read\"," + iser + "}"))
+                            .isEqualTo((long) READS * READ_BLOCKS * BLOCK);
+                    assertThat(delta(start, end, "jtarget_portal_commands_total{op=\"read\"," + iser + "}"))
                             .isEqualTo(READS + 1);
-                    assertThat(delta(start, end, "jtarget_portal_failed_commands_total{" + portal + "}")).isEqualTo(1);
+                    assertThat(delta(start, end, "jtarget_portal_failed_commands_total{" + iser + "}")).isEqualTo(1);
+                    assertThat(delta(start, end, "jtarget_portal_data_bytes_total{op=\"read\"," + srp + "}"))
+                            .isEqualTo((long) SRP_READS * READ_BLOCKS * BLOCK);
                 }
                 daemon.await("session A's series to go after its logout",
                         () -> !scrapeQuietly(http).contains("initiator=\"" + SESSION_A + "\""), Duration.ofSeconds(10));
                 String after = scrape(http);
-                assertThat(sessionValue(after, "jtarget_iscsi_session_commands_total", SESSION_B, "read"))
+                assertThat(sessionValue(after, "jtarget_iscsi_session_commands_total", SESSION_B, "rdma", "read"))
                         .as("the other session stays").isEqualTo(READS + 1);
-                assertThat(value(after, "jtarget_portal_data_bytes_total{op=\"write\"," + portal + "}"))
+                assertThat(value(after, "jtarget_portal_data_bytes_total{op=\"write\"," + tcp + "}"))
                         .as("the portal keeps what the ended session carried")
                         .isGreaterThanOrEqualTo((long) WRITES * WRITE_BLOCKS * BLOCK);
             }
@@ -202,15 +218,27 @@ class MetricsIT {
     }
 
     /**
-     * A series of one session, found by its initiator (its ISID and TSIH whatever they are);
-     * {@code op} null for the failures, which have none.
+     * A series of one session, found by its initiator and portal (its ISID and TSIH whatever they
+     * are); {@code op} null for the failures, which have none.
      */
-    private static long sessionValue(String scrape, String family, String initiator, String op) {
+    private static long sessionValue(String scrape, String family, String initiator, String portal, String op) {
         String series = Pattern.quote(family + "{initiator=\"" + initiator + "\",isid=\"") + "0x[0-9a-f]{12}\""
                 + Pattern.quote(op == null ? "" : ",op=\"" + op + "\"")
-                + Pattern.quote(",portal=\"default\",target=\"" + IQN + "\",tsih=\"") + "\\d+\"\\}";
-        Matcher m = Pattern.compile("(?m)^" + series + " (\\S+)$").matcher(scrape);
-        assertThat(m.find()).as(family + " of " + initiator + " in\n" + scrape).isTrue();
+                + Pattern.quote(",portal=\"" + portal + "\",target=\"" + IQN + "\",tsih=\"") + "\\d+\"\\}";
+        return firstValue(scrape, series, family + " of " + initiator);
+    }
+
+    /** A series of the one SRP channel (its initiator port and address whatever they are). */
+    private static long channelValue(String scrape, String family, String op) {
+        String series = Pattern.quote(family + "{initiator_port=\"") + "0x[0-9a-fA-F]{32}"
+                + Pattern.quote("\",op=\"" + op + "\",peer=\"127.0.0.1:") + "\\d+"
+                + Pattern.quote("\",portal=\"srp\",target=\"" + IQN + "\"}");
+        return firstValue(scrape, series, family);
+    }
+
+    private static long firstValue(String scrape, String seriesPattern, String what) {
+        Matcher m = Pattern.compile("(?m)^" + seriesPattern + " (\\S+)$").matcher(scrape);
+        assertThat(m.find()).as(what + " in\n" + scrape).isTrue();
         return (long) Double.parseDouble(m.group(1));
     }
 

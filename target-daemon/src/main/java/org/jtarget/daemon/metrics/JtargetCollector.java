@@ -13,6 +13,7 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
 import org.jtarget.buffer.ArenaStats;
 import org.jtarget.buffer.BufferPool;
+import org.jtarget.fabric.iscsi.session.IscsiSession;
 import org.jtarget.fabric.iscsi.session.LoginStatistics;
 import org.jtarget.fabric.iscsi.session.SessionRegistry;
 import org.jtarget.fabric.iscsi.session.SessionRegistry.PortalTraffic;
@@ -211,7 +212,7 @@ public final class JtargetCollector implements MultiCollector {
             TrafficFamilies ofChannels = new TrafficFamilies("jtarget_srp_channel", "the SRP channel");
             for (ChannelTraffic c : channels) {
                 ofChannels.add(Labels.of("target", c.target(), "initiator_port", c.initiatorPort(), "portal",
-                        c.portal(), "peer", c.peer()), c.counters());
+                        c.portal(), "peer", IscsiSession.hostPort(c.peer())), c.counters());
             }
             ofChannels.addTo(all);
         }

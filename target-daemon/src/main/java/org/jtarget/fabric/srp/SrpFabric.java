@@ -47,7 +47,7 @@ public final class SrpFabric implements AutoCloseable {
      * @param initiatorPort the SRP initiator port name (0x and its 16-byte identifier)
      * @param peer          the channel's remote address (a nexus may have several channels)
      */
-    public record ChannelTraffic(String target, String initiatorPort, String portal, String peer,
+    public record ChannelTraffic(String target, String initiatorPort, String portal, SocketAddress peer,
                                  TransferCounters counters) {
     }
 

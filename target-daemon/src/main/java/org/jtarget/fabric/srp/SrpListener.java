@@ -88,7 +88,7 @@ public final class SrpListener implements CmEventHandler {
             ITNexus nexus = c.commands().nexus();
             SrpTarget target = ports.find(nexus.targetPortName());
             all.add(new SrpFabric.ChannelTraffic(target == null ? nexus.targetPortName() : target.name(),
-                    nexus.initiatorPortName(), portalName, String.valueOf(c.cmId().remoteAddress()),
+                    nexus.initiatorPortName(), portalName, c.cmId().remoteAddress(),
                     c.commands().counters()));
         }
         return all;

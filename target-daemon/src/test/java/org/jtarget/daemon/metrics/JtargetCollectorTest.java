@@ -107,7 +107,7 @@ class JtargetCollectorTest {
     void anSrpChannelHasItsOwnSeriesAndItsPortalIsAnSrpOne() throws Exception {
         TransferCounters c = countersOfThreeCommands();
         String text = scrapeTraffic(List.of(), List.of(new ChannelTraffic("iqn.t", "0x00000000000000010000000000000002",
-                "srp", "127.0.0.1:40000", c)), List.of(new PortalTraffic("srp", "srp", c)));
+                "srp", new java.net.InetSocketAddress("127.0.0.1", 40000), c)), List.of(new PortalTraffic("srp", "srp", c)));
         String channel = "initiator_port=\"0x00000000000000010000000000000002\",";
         assertThat(text)
                 .contains("jtarget_srp_channel_commands_total{" + channel + "op=\"read\",peer=\"127.0.0.1:40000\",portal=\"srp\",target=\"iqn.t\"} 1.0")

@@ -169,8 +169,11 @@ public final class IscsiSession {
         return answer;
     }
 
-    /** "host:port" ("[v6]:port") for an IP address, without InetSocketAddress's "/" in front. */
-    private static String hostPort(java.net.SocketAddress address) {
+    /**
+     * "host:port" ("[v6]:port") for an IP address, without InetSocketAddress's "/" in front (the
+     * metrics endpoint writes SRP channels' peers the same way).
+     */
+    public static String hostPort(java.net.SocketAddress address) {
         if (address instanceof java.net.InetSocketAddress ip && ip.getAddress() != null) {
             String host = ip.getAddress().getHostAddress();
             return (host.contains(":") ? "[" + host + "]" : host) + ":" + ip.getPort();
