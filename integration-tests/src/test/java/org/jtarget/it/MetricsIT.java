@@ -59,13 +59,8 @@ class MetricsIT {
             c.testUnitReadyClearingUnitAttention(0);
             c.testUnitReadyClearingUnitAttention(1);
             String start = scrape(http);
-            byte[] data = new byte[WRITE_BLOCKS * BLOCK];
-            for (int i = 0; i < WRITES; i++) {
-                assertThat(c.write10(0, i * WRITE_BLOCKS, data, BLOCK).good()).isTrue();
-            }
-            for (int i = 0; i < READS; i++) {
-                assertThat(c.read10(0, i * READ_BLOCKS, READ_BLOCKS, BLOCK).good()).isTrue();
-            }
+            writes(c);
+            reads(c, READS);
             ScsiResult pastTheEnd = c.read10(0, 384L * 2048, 1, BLOCK);
             assertThat(pastTheEnd.senseKey()).as("READ past the end").isEqualTo(0x5);
             ScsiResult readOnly = c.write10(1, 0, new byte[BLOCK], BLOCK);
@@ -125,17 +120,10 @@ class MetricsIT {
                 try (ScsiClient a = ScsiTransport.TCP.login(port, SESSION_A, Duration.ofSeconds(10))) {
                     a.testUnitReadyClearingUnitAttention(0);
                     String start = scrape(http);
-                    byte[] data = new byte[WRITE_BLOCKS * BLOCK];
-                    for (int i = 0; i < WRITES; i++) {
-                        assertThat(a.write10(0, i * WRITE_BLOCKS, data, BLOCK).good()).isTrue();
-                    }
-                    for (int i = 0; i < READS; i++) {
-                        assertThat(b.read10(0, i * READ_BLOCKS, READ_BLOCKS, BLOCK).good()).isTrue();
-                    }
+                    writes(a);
+                    reads(b, READS);
                     assertThat(b.read10(0, 384L * 2048, 1, BLOCK).senseKey()).as("READ past the end").isEqualTo(0x5);
-                    for (int i = 0; i < SRP_READS; i++) {
-                        assertThat(c.read10(0, i * READ_BLOCKS, READ_BLOCKS, BLOCK).good()).isTrue();
-                    }
+                    reads(c, SRP_READS);
                     String end = scrape(http);
 
                     assertThat(sessionValue(end, "jtarget_iscsi_session_commands_total", SESSION_A, "default", "write"))
@@ -240,6 +228,21 @@ class MetricsIT {
         Matcher m = Pattern.compile("(?m)^" + seriesPattern + " (\\S+)$").matcher(scrape);
         assertThat(m.find()).as(what + " in\n" + scrape).isTrue();
         return (long) Double.parseDouble(m.group(1));
+    }
+
+    /** {@link #WRITES} WRITE(10)s of {@link #WRITE_BLOCKS} blocks on LUN 0, one after the other; each GOOD. */
+    private static void writes(ScsiClient c) throws Exception {
+        byte[] data = new byte[WRITE_BLOCKS * BLOCK];
+        for (int i = 0; i < WRITES; i++) {
+            assertThat(c.write10(0, i * WRITE_BLOCKS, data, BLOCK).good()).isTrue();
+        }
+    }
+
+    /** {@code n} READ(10)s of {@link #READ_BLOCKS} blocks on LUN 0, one after the other; each GOOD. */
+    private static void reads(ScsiClient c, int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            assertThat(c.read10(0, i * READ_BLOCKS, READ_BLOCKS, BLOCK).good()).isTrue();
+        }
     }
 
     private static String scrapeQuietly(int port) {
