@@ -2,6 +2,7 @@ package org.jtarget.ctl;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.jtarget.config.ManagementConfig;
 import org.jtarget.daemon.api.ApiClient;
 import picocli.AutoComplete;
@@ -17,6 +18,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 
 /**
  * {@code jtargetctl}: the running daemon's management API from the command line, on its Unix
@@ -107,9 +109,12 @@ public final class Jtargetctl {
         }
     }
 
-    @Command(name = "status", description = "Show the daemon's state: version, pid, uptime, what it serves.")
+    @Command(name = "status", description = {"Show the daemon's state: version, pid, uptime, what it serves,",
+        "and the long operations running (SANITIZE, EXTENDED COPY): percent, rate, time left."})
     int status() throws IOException, Refused {
-        JsonNode d = call("GET", "daemon");
+        ObjectNode d = (ObjectNode) call("GET", "daemon");
+        JsonNode tasks = "running".equals(d.path("state").asText()) ? call("GET", "tasks") : JSON.createArrayNode();
+        d.set("tasks", tasks);
         print(d, out -> {
             out.println("jtargetd " + d.path("version").asText() + ", pid " + d.path("pid").asLong() + ", "
                     + d.path("state").asText() + " for " + uptime(d.path("uptimeSeconds").asLong()));
@@ -118,8 +123,39 @@ public final class Jtargetctl {
             if (d.hasNonNull("ha")) {
                 out.println("ha:      " + d.path("ha").asText());
             }
+            for (JsonNode t : tasks) {
+                out.println("work:    " + task(t));
+            }
         });
         return 0;
+    }
+
+    /**
+     * "sanitize-overwrite of iqn...:disk LUN 0: 37.5% of 64.0MiB, 1.0MiB/s, 40s left", or for an HA
+     * resync "ha-resync of backstore ram0: ...".
+     */
+    static String task(JsonNode t) {
+        String of = t.path("backstore").isTextual() ? "backstore " + t.path("backstore").asText()
+                : t.path("target").asText() + " LUN " + t.path("lun").asInt();
+        return t.path("kind").asText() + " of " + of + ": "
+                + String.format(Locale.ROOT, "%.1f%%", t.path("percent").asDouble()) + " of "
+                + bytes(t.path("totalBytes").asLong()) + ", " + bytes(t.path("bytesPerSecond").asLong()) + "/s, "
+                + (t.path("secondsLeft").isNull() ? "time left unknown" : uptime(t.path("secondsLeft").asLong()) + " left");
+    }
+
+    /** A byte count for people: 512B, 4.0KiB, 1.5MiB, 2.0GiB, 1.0TiB. */
+    static String bytes(long n) {
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        if (n < 1024) {
+            return n + "B";
+        }
+        double v = n;
+        int unit = -1;
+        while (v >= 1024 && unit < units.length - 1) {
+            v /= 1024;
+            unit++;
+        }
+        return String.format(Locale.ROOT, "%.1f%s", v, units[unit]);
     }
 
     /** 3d 4h 5m, 4h 5m 6s, 5m 6s or 6s. */

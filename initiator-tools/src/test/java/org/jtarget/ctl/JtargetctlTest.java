@@ -48,7 +48,7 @@ class JtargetctlTest {
 
     private String yaml(String luns) {
         return """
-                daemon: { buffer-pool: { pinned-size: 0 } }
+                daemon: { buffer-pool: { pinned-size: 0 }, sanitize-rate: 1MiB }
                 portals:
                   - { name: default, listen: "127.0.0.1:%d" }
                 backstores:
@@ -102,6 +102,51 @@ class JtargetctlTest {
     }
 
     @Test
+    void statusShowsARunningSanitizeRisingWithItsRateAndTimeLeft() throws Exception {
+        assertThat(run("lun", "add", T, "1", "ram1")).isZero(); // 4 MiB at 1 MiB/s: four chunks, a second apart
+        try (RawIscsiClient initiator = RawIscsiClient.connect("127.0.0.1", port, Duration.ofSeconds(10))) {
+            assertThat(initiator.login(INITIATOR, T).statusClass()).isZero();
+            assertThat(initiator.testUnitReadyClearingUnitAttention(1).status()).isZero();
+            byte[] overwriteImmed = {0x48, (byte) 0x81, 0, 0, 0, 0, 0, 0, 8, 0};
+            byte[] onePass = {0x01, 0, 0, 4, 0x5A, 0x5A, 0x5A, 0x5A};
+            assertThat(initiator.execute(1, overwriteImmed, onePass).status()).isZero();
+            double first = workPercent(0);
+            assertThat(out.toString()).containsPattern("work:    sanitize-overwrite of " + java.util.regex.Pattern.quote(T)
+                    + " LUN 1: \\d+\\.\\d% of 4\\.0MiB, [\\d.]+[KM]iB/s, \\d+s left");
+            assertThat(workPercent(first)).as("rising while it runs").isGreaterThan(first);
+            out.getBuffer().setLength(0);
+            assertThat(run("status", "--json")).isZero();
+            JsonNode tasks = JSON.readTree(out.toString()).get("tasks");
+            assertThat(tasks).as(out.toString()).hasSize(1);
+            assertThat(tasks.get(0).get("totalBytes").asLong()).isEqualTo(4L << 20);
+        }
+    }
+
+    @Test
+    void anHaResyncTaskNamesItsBackstore() throws Exception {
+        JsonNode resync = JSON.readTree("{\"kind\":\"ha-resync\",\"target\":null,\"lun\":null,\"backstore\":\"ram0\","
+                + "\"doneBytes\":1048576,\"totalBytes\":4194304,\"percent\":25.0,\"bytesPerSecond\":524288,"
+                + "\"secondsLeft\":6,\"runningSeconds\":2.0}");
+        assertThat(Jtargetctl.task(resync)).isEqualTo("ha-resync of backstore ram0: 25.0% of 4.0MiB, 512.0KiB/s, 6s left");
+    }
+
+    /** Runs {@code status} until its work line reads more than {@code above} percent; that percentage. */
+    private double workPercent(double above) throws InterruptedException {
+        java.util.regex.Pattern percent = java.util.regex.Pattern.compile("work: .*: (\\d+\\.\\d)% of");
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            out.getBuffer().setLength(0);
+            assertThat(run("status")).isZero();
+            java.util.regex.Matcher m = percent.matcher(out.toString());
+            if (m.find() && Double.parseDouble(m.group(1)) > above) {
+                return Double.parseDouble(m.group(1));
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("no work line above " + above + "%: " + out);
+    }
+
+    @Test
     void lsShowsPortalsBackstoresTargetsLunsAndAcl() throws Exception {
         assertThat(run("ls")).isZero();
         assertThat(out.toString()).contains("default", "tcp", "127.0.0.1:" + port)
@@ -119,8 +164,12 @@ class JtargetctlTest {
     void sessionListShowsTheInitiatorAndSessionKillEndsIt() throws Exception {
         try (RawIscsiClient initiator = RawIscsiClient.connect("127.0.0.1", port, Duration.ofSeconds(10))) {
             assertThat(initiator.login(INITIATOR, T).statusClass()).isZero();
+            assertThat(initiator.write10(0, 0, new byte[8192], 512).status()).isZero();
+            assertThat(initiator.read10(0, 0, 2, 512).status()).isZero();
             assertThat(run("session", "list")).isZero();
-            assertThat(out.toString()).startsWith("ID").contains(INITIATOR, T, "127.0.0.1");
+            assertThat(out.toString()).startsWith("ID").contains(INITIATOR, T, "127.0.0.1")
+                    .contains("READS  WRITES  READ    WRITTEN  FAILED")
+                    .containsPattern("127\\.0\\.0\\.1:\\d+ +1 +1 +1\\.0KiB +8\\.0KiB +0");
             out.getBuffer().setLength(0);
             assertThat(run("session", "list", "--json")).isZero();
             JsonNode sessions = JSON.readTree(out.toString());

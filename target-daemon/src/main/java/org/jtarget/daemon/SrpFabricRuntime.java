@@ -36,6 +36,11 @@ final class SrpFabricRuntime {
         this.registry = registry;
     }
 
+    /** The fabric itself (its channels' and portals' counters, for the metrics endpoint). */
+    SrpFabric fabric() {
+        return fabric;
+    }
+
     /**
      * @param registry the live registry (null once the daemon stops: logins then find no target)
      * @throws IllegalStateException if the pool has no pinned arena

@@ -157,7 +157,7 @@ public final class TargetRuntime implements DaemonRuntime {
                         ha == null ? null : () -> {
                             HaRuntime node = ha;
                             return node == null ? null : node.node().snapshot();
-                        }) : null,
+                        }, () -> srp == null ? null : srp.fabric()) : null,
                 api ? this::handleApiOverHttp : null);
     }
 
@@ -390,7 +390,7 @@ public final class TargetRuntime implements DaemonRuntime {
             return null;
         }
         return new RuntimeState(config, registry, stores.all(), fabric == null ? null : fabric.sessionRegistry(),
-                ha == null ? null : ha.describe());
+                ha == null ? null : ha.describe(), ha == null ? null : ha.node().resyncProgress());
     }
 
     @Override

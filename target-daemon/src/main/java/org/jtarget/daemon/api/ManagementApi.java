@@ -101,6 +101,7 @@ public final class ManagementApi implements AutoCloseable {
                 get("/alua", (p, r) -> now(views.alua(state()))),
                 new Route("PUT", BASE + "/alua/{tpgt}", (p, r) -> aluaSet(p.get("tpgt"), r.body())),
                 get("/ha", (p, r) -> now(views.ha(state()))),
+                get("/tasks", (p, r) -> now(views.tasks(state()))),
                 get("/config", (p, r) -> now(views.config(state().config()))),
                 new Route("POST", BASE + "/reload", (p, r) -> now(reload())),
                 new Route("POST", BASE + "/save", (p, r) -> now(edits.save(daemon.configFile()))),

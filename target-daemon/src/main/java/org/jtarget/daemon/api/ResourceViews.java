@@ -13,9 +13,13 @@ import org.jtarget.config.TargetConfig;
 import org.jtarget.daemon.RuntimeState;
 import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.session.IscsiSession;
+import org.jtarget.ha.PairNode;
 import org.jtarget.scsi.alua.TargetPortGroup;
 import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.LuStatistics.Op;
 import org.jtarget.scsi.lun.TargetRegistry;
+import org.jtarget.scsi.lun.TransferCounters;
+import org.jtarget.scsi.lun.WorkProgress;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -111,6 +115,44 @@ final class ResourceViews {
             all.add(m);
         }
         return all;
+    }
+
+    /**
+     * The long operations running now (SANITIZE, EXTENDED COPY on an LU; an HA resync of a
+     * backstore), each with how far it has come: bytes done of the total, percent, average rate
+     * and the time left at that rate.
+     */
+    List<Map<String, Object>> tasks(RuntimeState s) {
+        long now = System.nanoTime();
+        List<Map<String, Object>> all = new ArrayList<>();
+        for (TargetRegistry.Target t : s.targets().targets()) {
+            for (LogicalUnit lu : t.core().logicalUnits()) {
+                for (WorkProgress w : lu.work()) {
+                    all.add(task(w.snapshot(now), t.name(), lu.lun(), null));
+                }
+            }
+        }
+        PairNode.ResyncProgress r = s.resync();
+        if (r != null) {
+            all.add(task(WorkProgress.snapshot("ha-resync", r.doneBytes(), r.totalBytes(), r.startedNanos(), now),
+                    null, null, r.backstore()));
+        }
+        return all;
+    }
+
+    private static Map<String, Object> task(WorkProgress.Snapshot w, String target, Integer lun, String backstore) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("kind", w.kind());
+        m.put("target", target);
+        m.put("lun", lun);
+        m.put("backstore", backstore);
+        m.put("doneBytes", w.doneBytes());
+        m.put("totalBytes", w.totalBytes());
+        m.put("percent", w.percent());
+        m.put("bytesPerSecond", w.bytesPerSecond());
+        m.put("secondsLeft", w.secondsLeft() < 0 ? null : w.secondsLeft());
+        m.put("runningSeconds", Math.round(w.runningSeconds() * 10) / 10.0);
+        return m;
     }
 
     private static String medium(LogicalUnit lu) {
@@ -228,7 +270,9 @@ final class ResourceViews {
         m.put("initiatorAlias", p.initiatorAlias());
         m.put("target", session.discovery() ? null : session.target().name());
         m.put("type", session.discovery() ? "discovery" : "normal");
+        m.put("portal", session.portal());
         m.put("connections", connections);
+        putTraffic(m, session.counters());
         Map<String, Object> negotiated = new LinkedHashMap<>();
         negotiated.put("HeaderDigest", p.headerDigest() ? "CRC32C" : "None");
         negotiated.put("DataDigest", p.dataDigest() ? "CRC32C" : "None");
@@ -241,5 +285,21 @@ final class ResourceViews {
         negotiated.put("ErrorRecoveryLevel", p.errorRecoveryLevel());
         m.put("parameters", negotiated);
         return m;
+    }
+
+    /** What a session carried: commands by kind, data bytes of GOOD READs and WRITEs, failures. */
+    private static void putTraffic(Map<String, Object> m, TransferCounters c) {
+        Map<String, Long> commands = new LinkedHashMap<>();
+        Map<String, Long> bytes = new LinkedHashMap<>();
+        for (Op op : Op.values()) {
+            String kind = op.name().toLowerCase(Locale.ROOT);
+            commands.put(kind, c.commands(op));
+            if (op != Op.OTHER) {
+                bytes.put(kind, c.bytes(op));
+            }
+        }
+        m.put("commands", commands);
+        m.put("dataBytes", bytes);
+        m.put("failedCommands", c.failed());
     }
 }

@@ -184,13 +184,59 @@ class ManagementApiTest {
             assertThat(s.get("isid").asText()).isEqualTo("0x800013370001");
             assertThat(s.get("connections").get(0).get("peer").asText()).startsWith("127.0.0.1:");
             assertThat(s.get("parameters").get("HeaderDigest").asText()).isEqualTo("None");
+            assertThat(s.get("portal").asText()).isEqualTo("default");
             assertThat(get("targets").get(0).get("sessions").asInt()).isEqualTo(1);
+
+            assertThat(initiator.write(0, 0, 512, new byte[4096])).as("LUN 0 is read-only to this initiator").isEqualTo(2);
+            assertThat(initiator.read(0, 0, 512, new byte[4096])).isZero();
+            assertThat(initiator.read(0, 8, 512, new byte[1024])).isZero();
+            JsonNode carried = get("sessions").get(0);
+            assertThat(carried.get("commands").toString()).isEqualTo("{\"read\":2,\"write\":1,\"other\":0}");
+            assertThat(carried.get("dataBytes").toString()).isEqualTo("{\"read\":5120,\"write\":0}");
+            assertThat(carried.get("failedCommands").asLong()).isEqualTo(1);
 
             ApiClient.Response kicked = client.send("DELETE", "sessions/" + s.get("id").asInt(), null);
             assertThat(kicked.status()).as(kicked.body()).isEqualTo(200);
             assertThat(JSON.readTree(kicked.body()).get("ended").asText())
                     .as("this initiator ignores the logout request: closed after the grace").isEqualTo("closed");
             assertThat(get("sessions")).isEmpty();
+        }
+    }
+
+    /** SANITIZE with IMMED = 1, OVERWRITE one pass of a 4-byte pattern (SBC-4 5.30): its CDB and parameter list. */
+    static final byte[] SANITIZE_OVERWRITE_IMMED = {0x48, (byte) 0x81, 0, 0, 0, 0, 0, 0, 8, 0};
+    static final byte[] ONE_PASS_OF_A5 = {0x01, 0, 0, 4, (byte) 0xA5, (byte) 0xA5, (byte) 0xA5, (byte) 0xA5};
+
+    @Test
+    void aRunningSanitizeIsATaskWithItsProgressUntilItEnds() throws Exception {
+        assertThat(get("tasks")).isEmpty();
+        daemon.close();
+        // 2 MiB at 1 MiB/s: two chunks of 1 MiB, a second apart
+        daemon = RunningDaemon.start(configFile, yaml(port, dir.resolve("api.sock"), ", {lun: 1, backstore: ram1}")
+                .replace("daemon: {", "daemon: { sanitize-rate: 1MiB,"));
+        try (RawIscsiClient initiator = new RawIscsiClient(new InetSocketAddress("127.0.0.1", port))) {
+            initiator.login(INITIATOR, T);
+            assertThat(initiator.dataOut(1, SANITIZE_OVERWRITE_IMMED, ONE_PASS_OF_A5)).isZero();
+            JsonNode tasks = get("tasks");
+            assertThat(tasks).hasSize(1);
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (tasks.get(0).get("doneBytes").asLong() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20); // the job starts on the LU's I/O thread
+                tasks = get("tasks");
+            }
+            JsonNode task = tasks.get(0);
+            assertThat(task.get("kind").asText()).isEqualTo("sanitize-overwrite");
+            assertThat(task.get("target").asText()).isEqualTo(T);
+            assertThat(task.get("lun").asInt()).isEqualTo(1);
+            assertThat(task.get("totalBytes").asLong()).isEqualTo(2L << 20);
+            assertThat(task.get("doneBytes").asLong()).as("the first chunk, the second waits for the rate").isEqualTo(1L << 20);
+            assertThat(task.get("percent").asDouble()).isEqualTo(50.0);
+            assertThat(task.get("bytesPerSecond").asLong()).isPositive();
+            assertThat(task.get("secondsLeft").isIntegralNumber()).as(task.toString()).isTrue();
+            while (!get("tasks").isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertThat(get("tasks")).as("ended: no longer listed").isEmpty();
         }
     }
 

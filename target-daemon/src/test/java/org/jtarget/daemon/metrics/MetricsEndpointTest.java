@@ -43,7 +43,7 @@ class MetricsEndpointTest {
     }
 
     private static JtargetCollector emptyCollector() {
-        return new JtargetCollector(() -> null, () -> null, () -> null, null);
+        return new JtargetCollector(() -> null, () -> null, () -> null, null, null);
     }
 
     private static HttpResponse<String> get(int port, String authorization) throws Exception {
