@@ -272,6 +272,7 @@ final class ResourceViews {
         m.put("type", session.discovery() ? "discovery" : "normal");
         m.put("portal", session.portal());
         m.put("connections", connections);
+        m.put("commandsInFlight", connections.stream().mapToInt(IscsiSession.ConnectionInfo::commandsInFlight).sum());
         putTraffic(m, session.counters());
         Map<String, Object> negotiated = new LinkedHashMap<>();
         negotiated.put("HeaderDigest", p.headerDigest() ? "CRC32C" : "None");

@@ -194,6 +194,8 @@ class ManagementApiTest {
             assertThat(carried.get("commands").toString()).isEqualTo("{\"read\":2,\"write\":1,\"other\":0}");
             assertThat(carried.get("dataBytes").toString()).isEqualTo("{\"read\":5120,\"write\":0}");
             assertThat(carried.get("failedCommands").asLong()).isEqualTo(1);
+            assertThat(carried.get("commandsInFlight").asInt()).as("every command answered").isZero();
+            assertThat(carried.get("connections").get(0).get("commandsInFlight").asInt()).isZero();
 
             ApiClient.Response kicked = client.send("DELETE", "sessions/" + s.get("id").asInt(), null);
             assertThat(kicked.status()).as(kicked.body()).isEqualTo(200);

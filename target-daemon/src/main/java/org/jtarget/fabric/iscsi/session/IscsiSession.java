@@ -144,8 +144,12 @@ public final class IscsiSession {
         return terminated;
     }
 
-    /** One connection as the management API shows it: its CID and both ends' addresses. */
-    public record ConnectionInfo(int cid, String peer, String local) {
+    /**
+     * One connection as the management API shows it: its CID, both ends' addresses, and the
+     * commands it has received that have not ended yet (running, queued in the core, or waiting
+     * for data or their turn in CmdSN order).
+     */
+    public record ConnectionInfo(int cid, String peer, String local, int commandsInFlight) {
     }
 
     /**
@@ -159,7 +163,7 @@ public final class IscsiSession {
                 List<ConnectionInfo> all = new ArrayList<>(connections.size());
                 for (IscsiConnection c : connections) {
                     all.add(new ConnectionInfo(c.cid(), hostPort(c.transport().remoteAddress()),
-                            hostPort(c.transport().localAddress())));
+                            hostPort(c.transport().localAddress()), c.tasks().size()));
                 }
                 answer.complete(all);
             });

@@ -64,6 +64,11 @@ final class TaskSequencer implements FabricOps {
         return byItt.isEmpty();
     }
 
+    /** The connection's tasks that have not ended. */
+    int size() {
+        return byItt.size();
+    }
+
     IscsiTask find(int itt) {
         return byItt.get(itt);
     }

@@ -251,6 +251,7 @@ class TaskSequencerTest {
     void afterADataDigestErrorTheOutstandingSequenceEndsButNoNewR2tIsSent() {
         try (SessionFixture f = new SessionFixture(8192, 4096, 4096, 1, true)) {
             f.send(f.command(6, 1, false, true, 12288, null, true));
+            assertThat(f.connection.tasks().size()).as("in flight: what the management API counts").isEqualTo(1);
             ScsiCommand cmd = f.core.submitted.getFirst();
             cmd.dataOutLength(12288);
             cmd.fabric().writePending(cmd);
@@ -272,6 +273,7 @@ class TaskSequencerTest {
             assertThat(out.getFirst().residualCount()).isZero();
             SessionFixture.release(out);
             assertThat(rest.refCnt()).isZero();
+            assertThat(f.connection.tasks().size()).as("ended with its response").isZero();
 
             ByteBuf late = SessionFixture.bytes(16, 0);
             f.send(f.dataOut(6, ttt, 0, 4096, late, true));
