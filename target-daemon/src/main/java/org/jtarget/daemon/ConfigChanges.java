@@ -5,6 +5,7 @@ import org.jtarget.config.ConfigException;
 import org.jtarget.config.JtargetConfig;
 import org.jtarget.config.LunConfig;
 import org.jtarget.config.TargetConfig;
+import org.jtarget.units.ByteSize;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,10 +19,11 @@ import java.util.Set;
 /**
  * What a config reload (SIGHUP) changes, found by comparing the running config with the new one:
  * targets added or removed, LUNs added to or removed from a kept target, ACLs changed, and the
- * backstores that appear or disappear with them. Anything else (daemon settings, portals, the
- * rdma section, the ha section, a kept backstore's definition, a kept target's alias, portals, CHAP or SRP target
- * port identifier, a kept LUN's settings) needs a restart: {@link #between} refuses it with one line naming the first
- * such key, and nothing is changed.
+ * backstores that appear or disappear with them, and kept file and memory stores whose {@code size}
+ * grew (resized live: see {@link #resizedBackstores}). Anything else (daemon settings, portals, the
+ * rdma section, the ha section, a kept backstore's other keys, a store that shrinks, a kept target's alias,
+ * portals, CHAP or SRP target port identifier, a kept LUN's settings) needs a restart or is refused:
+ * {@link #between} refuses it with one line naming the first such key, and nothing is changed.
  *
  * @param addedTargets      targets of the new config only
  * @param removedTargets    names of targets of the running config only
@@ -30,18 +32,21 @@ import java.util.Set;
  * @param aclChanged        kept targets whose {@code acl} differs, as in the new config
  * @param addedBackstores   backstore names of the new config only
  * @param removedBackstores backstore names of the running config only
+ * @param resizedBackstores kept store name → its new, larger size in bytes (file, encrypted file, memory)
  */
 record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTargets,
                      Map<String, List<LunConfig>> addedLuns, Map<String, List<Integer>> removedLuns,
-                     List<TargetConfig> aclChanged, Set<String> addedBackstores, Set<String> removedBackstores) {
+                     List<TargetConfig> aclChanged, Set<String> addedBackstores, Set<String> removedBackstores,
+                     Map<String, Long> resizedBackstores) {
 
     private static final String RESTART = "changed; a reload (SIGHUP) applies targets, LUNs, ACLs and backstores "
-            + "added or removed, restart the daemon for this";
+            + "added or removed and a larger size of a file or memory store, restart the daemon for this";
 
     /** True if the new config changes nothing a reload applies. */
     boolean isEmpty() {
         return addedTargets.isEmpty() && removedTargets.isEmpty() && addedLuns.isEmpty() && removedLuns.isEmpty()
-                && aclChanged.isEmpty() && addedBackstores.isEmpty() && removedBackstores.isEmpty();
+                && aclChanged.isEmpty() && addedBackstores.isEmpty() && removedBackstores.isEmpty()
+                && resizedBackstores.isEmpty();
     }
 
     /** One line for the log: what the reload does. */
@@ -54,6 +59,7 @@ record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTarget
         aclChanged.forEach(t -> parts.add("acl of " + t.iqn()));
         addedBackstores.forEach(b -> parts.add("+backstore " + b));
         removedBackstores.forEach(b -> parts.add("-backstore " + b));
+        resizedBackstores.forEach((b, size) -> parts.add("backstore " + b + " grown to " + ByteSize.format(size)));
         return parts.isEmpty() ? "no change" : String.join(", ", parts);
     }
 
@@ -70,6 +76,7 @@ record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTarget
         requireSame(source, "ha", now.ha(), next.ha());
         requireSame(source, "management", now.management(), next.management());
         Set<String> addedStores = new LinkedHashSet<>();
+        Map<String, Long> resized = new LinkedHashMap<>();
         for (int i = 0; i < next.backstores().size(); i++) {
             BackstoreConfig b = next.backstores().get(i);
             BackstoreConfig before = backstore(now, b.name());
@@ -81,8 +88,8 @@ record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTarget
                 throw new ConfigException(source, "backstores[" + i + "]", "changed, but " + b.name()
                         + " is replicated by the HA pair (ha.backstores): to resize it, stop both nodes, change it "
                         + "in both files, start both");
-            } else {
-                requireSame(source, "backstores[" + i + "]", before, b);
+            } else if (!before.equals(b)) {
+                resized.put(b.name(), grownSize(source, "backstores[" + i + "]", before, b));
             }
         }
         Set<String> removedStores = new LinkedHashSet<>();
@@ -119,7 +126,38 @@ record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTarget
             }
         }
         return new ConfigChanges(addedTargets, removedTargets, addedLuns, removedLuns, aclChanged, addedStores,
-                removedStores);
+                removedStores, resized);
+    }
+
+    /**
+     * The new size of a kept store whose only change is a larger {@code size}: it grows live. A
+     * smaller size is refused (the blocks past the new end hold data initiators wrote), and so is a
+     * store whose size is not the daemon's to change (a device, a partition among its siblings);
+     * any other changed key needs a restart.
+     */
+    private static long grownSize(String source, String key, BackstoreConfig before, BackstoreConfig after)
+            throws ConfigException {
+        requireSame(source, key, before.withSizeBytes(after.sizeBytes()), after);
+        if (after.sizeBytes() < before.sizeBytes()) {
+            throw new ConfigException(source, key + ".size", ByteSize.format(after.sizeBytes())
+                    + " is smaller than the running " + ByteSize.format(before.sizeBytes()) + ": the data past "
+                    + "the new end would be lost, so a store never shrinks (copy it to a smaller store instead)");
+        }
+        String refusal = growRefusal(before);
+        if (refusal != null) {
+            throw new ConfigException(source, key + ".size", "changed, but " + refusal);
+        }
+        return after.sizeBytes();
+    }
+
+    /** Why a store of this kind cannot grow while the daemon runs, or null if it can. */
+    static String growRefusal(BackstoreConfig store) {
+        return switch (store.type()) {
+            case MEMORY, FILE -> null;
+            case BLOCK -> "a block device's size is the device's: resize the device, then restart the daemon";
+            case PARTITION -> "a partition's range is fixed among its siblings while the daemon runs: "
+                    + "restart the daemon for this";
+        };
     }
 
     private static void lunChanges(String source, String key, TargetConfig before, TargetConfig after,

@@ -105,6 +105,16 @@ public final class EncryptingBackstore extends ForwardingBackstore {
         return false;
     }
 
+    /**
+     * Grows the store beneath: the tweak of every block is its LBA, so the blocks there keep their
+     * ciphertext, and new blocks read as zeros because an all-zero ciphertext block reads as zeros
+     * (see the class comment).
+     */
+    @Override
+    public void grow(long blockCount) throws IOException {
+        delegate().grow(blockCount);
+    }
+
     @Override
     public boolean supportsCryptoErase() {
         return true;

@@ -9,6 +9,7 @@ import org.jtarget.backstore.spi.StoreException.Kind;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
@@ -52,7 +53,8 @@ public final class FileBackstore implements Backstore {
     private final FileChannel channel;
     /** Non-blocking reads of cached blocks, or null (O_DIRECT stores, or the file could not be opened twice). */
     private final PageCacheReader pageCache;
-    private final BackstoreInfo info;
+    /** Replaced (never changed in place) when the store grows; read once per call. */
+    private volatile BackstoreInfo info;
     private final Object fileKey;
     private final LinuxFileHoles holes;
     private final PositionalIo direct;
@@ -257,6 +259,34 @@ public final class FileBackstore implements Backstore {
         return new ProvisioningRun(mapped, Math.max(1, (until - pos) / blockSize));
     }
 
+    /**
+     * Extends the file (ftruncate: the new blocks are a hole, they read as zeros and take no disk
+     * space until written), makes the new length durable, and only then reports the new size, so
+     * no range check admits a block the file does not have yet. Growing never moves data, so
+     * reads and writes in flight are untouched. Serialised: two grows at once would race on the
+     * length.
+     */
+    @Override
+    public synchronized void grow(long blockCount) throws IOException {
+        ensureOpen();
+        BackstoreInfo now = info;
+        if (blockCount <= now.blockCount()) {
+            throw new IllegalArgumentException("file store " + name + ": " + blockCount + " blocks is not more than "
+                    + now.blockCount());
+        }
+        if (!stillThere()) {
+            throw gone(null);
+        }
+        long bytes = blockCount * now.blockSize();
+        try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw")) {
+            file.setLength(bytes);
+            file.getChannel().force(true); // the length is metadata: fsync, not fdatasync
+        } catch (IOException e) {
+            throw classify(e, true);
+        }
+        info = now.withBlockCount(blockCount);
+    }
+
     /** Flushes and closes; idempotent. */
     @Override
     public void close() throws IOException {
@@ -302,8 +332,9 @@ public final class FileBackstore implements Backstore {
 
     private long checkRange(long lba, long bytes) throws StoreException {
         ensureOpen();
-        long pos = lba * info.blockSize();
-        if (lba < 0 || lba > info.blockCount() || pos + bytes > info.sizeBytes()) {
+        BackstoreInfo now = info; // one size for the whole check, also while the store grows
+        long pos = lba * now.blockSize();
+        if (lba < 0 || lba > now.blockCount() || pos + bytes > now.sizeBytes()) {
             throw new IllegalArgumentException("range lba " + lba + " + " + bytes + " bytes is outside " + name);
         }
         return pos;

@@ -148,6 +148,20 @@ public interface Backstore extends AutoCloseable {
     }
 
     /**
+     * Grows the store to {@code blockCount} blocks while it serves (a live resize): the new blocks
+     * read as zeros. {@link #info()} reports the new count only once they exist, so a caller that
+     * checks ranges against it never reaches past the medium; I/O in flight keeps working. A store
+     * that cannot grow while open refuses with {@link UnsupportedOperationException} saying why,
+     * which the default does.
+     *
+     * @param blockCount more blocks than now
+     */
+    default void grow(long blockCount) throws IOException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " " + name()
+                + " keeps its size while open");
+    }
+
+    /**
      * The SCSI state of this store's logical units that must live where its blocks live (an HA
      * pair's store: persistent reservations and mode parameters replicate with the data), or null:
      * the core keeps that state to itself. A decorator answers for the store beneath it.
