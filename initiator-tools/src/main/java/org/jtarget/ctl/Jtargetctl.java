@@ -28,7 +28,8 @@ import java.nio.file.Path;
  */
 @Command(name = "jtargetctl", mixinStandardHelpOptions = true, versionProvider = Jtargetctl.Version.class,
         description = "Manage a running jtargetd through its management API.",
-        subcommands = {LsCommand.class, SessionCommand.class, EditCommands.Lun.class, EditCommands.Acl.class},
+        subcommands = {LsCommand.class, SessionCommand.class, EditCommands.Lun.class, EditCommands.Acl.class,
+                EditCommands.Backstore.class},
         exitCodeListHeading = "Exit status:%n",
         exitCodeList = {"0:done", "1:the daemon refused (its message on stderr)", "2:usage",
             "3:the daemon could not be reached"})

@@ -297,22 +297,13 @@ public final class TargetRuntime implements DaemonRuntime {
                 store.grow(e.getValue() / store.info().blockSize());
             } catch (IOException | RuntimeException failed) {
                 stores.close(changes.addedBackstores().stream().map(stores::get).toList());
-                throw new ConfigException(next.source().toString(), "backstores[" + backstoreIndex(next, e.getKey())
+                throw new ConfigException(next.source().toString(), "backstores[" + org.jtarget.config.TargetEdits.backstoreIndex(next, e.getKey())
                         + "].size", "cannot grow " + e.getKey() + " live: " + failed.getMessage(), failed);
             }
             int lus = registry.capacityChanged(store);
             LOG.info("backstore {} grown to {} ({} LU(s) told CAPACITY DATA HAS CHANGED)", e.getKey(),
                     ByteSize.format(e.getValue()), lus);
         }
-    }
-
-    private static int backstoreIndex(JtargetConfig c, String name) {
-        for (int i = 0; i < c.backstores().size(); i++) {
-            if (c.backstores().get(i).name().equals(name)) {
-                return i;
-            }
-        }
-        return -1;
     }
 
     @Override

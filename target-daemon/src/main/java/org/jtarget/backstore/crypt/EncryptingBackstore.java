@@ -115,6 +115,12 @@ public final class EncryptingBackstore extends ForwardingBackstore {
         delegate().grow(blockCount);
     }
 
+    /** The store beneath holds the ciphertext block for block: its usage is this store's. */
+    @Override
+    public long allocatedBytes() throws IOException {
+        return delegate().allocatedBytes();
+    }
+
     @Override
     public boolean supportsCryptoErase() {
         return true;

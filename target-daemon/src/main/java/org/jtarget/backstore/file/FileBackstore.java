@@ -254,6 +254,32 @@ public final class FileBackstore implements Backstore {
         }
     }
 
+    /**
+     * A thin store's data extents added up (SEEK_DATA/SEEK_HOLE from the start: two lseeks per
+     * extent, so a file in many pieces takes a while; the management API's thread calls it, never
+     * an event loop). -1 for a fully provisioned store.
+     */
+    @Override
+    public long allocatedBytes() throws IOException {
+        if (holes == null) {
+            return -1;
+        }
+        ensureOpen();
+        long end = info.sizeBytes();
+        long total = 0;
+        try {
+            for (long data = holes.nextData(0); data >= 0 && data < end; ) {
+                long hole = holes.nextHole(data);
+                long until = hole < 0 ? end : Math.min(hole, end);
+                total += until - data;
+                data = until >= end ? -1 : holes.nextData(until);
+            }
+        } catch (IOException e) {
+            throw classify(e, false);
+        }
+        return total;
+    }
+
     /** A run from {@code pos} to {@code until}, in whole blocks (at least one). */
     private static ProvisioningRun run(boolean mapped, long pos, long until, long blockSize) {
         return new ProvisioningRun(mapped, Math.max(1, (until - pos) / blockSize));

@@ -164,7 +164,8 @@ public final class MemoryBackstore implements Backstore {
         return allocated.get();
     }
 
-    /** Bytes of the chunks currently allocated: the RAM the store holds (thin usage). */
+    /** Bytes of the chunks currently allocated: the RAM the store holds (thin usage); no blocking. */
+    @Override
     public long allocatedBytes() {
         return allocatedBytes.get();
     }

@@ -5,6 +5,7 @@ import org.jtarget.config.ConfigException;
 import org.jtarget.config.JtargetConfig;
 import org.jtarget.config.LunConfig;
 import org.jtarget.config.TargetEdits;
+import org.jtarget.units.ByteSize;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -67,6 +68,24 @@ record PendingEdit(TargetEdits.Edit onConfig, Consumer<Map<String, Object>> onFi
     static PendingEdit removeAcl(String iqn, String initiator) {
         return new PendingEdit(c -> TargetEdits.removeAcl(c, iqn, initiator), yaml -> list(target(yaml, iqn), "acl")
                 .removeIf(a -> initiator.equalsIgnoreCase(String.valueOf(a instanceof Map<?, ?> m ? m.get("initiator") : a))));
+    }
+
+    /** A new {@code size} for a backstore, written with a binary unit when it has one ("2GiB"), else in bytes. */
+    static PendingEdit resizeBackstore(String name, long bytes) {
+        return new PendingEdit(c -> TargetEdits.resizeBackstore(c, name, bytes), yaml -> {
+            String formatted = ByteSize.format(bytes);
+            backstore(yaml, name).put("size", formatted.endsWith(" bytes") ? (Object) bytes : formatted);
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> backstore(Map<String, Object> yaml, String name) {
+        for (Object b : (List<Object>) yaml.getOrDefault("backstores", List.of())) {
+            if (b instanceof Map<?, ?> m && name.equals(String.valueOf(m.get("name")))) {
+                return (Map<String, Object>) m;
+            }
+        }
+        throw new IllegalStateException("backstore " + name + " is not in the file");
     }
 
     /** The file's entry of target {@code iqn}; the saver checks the result, so a miss only fails that check. */
