@@ -296,10 +296,7 @@ public final class FileBackstore implements Backstore {
     public synchronized void grow(long blockCount) throws IOException {
         ensureOpen();
         BackstoreInfo now = info;
-        if (blockCount <= now.blockCount()) {
-            throw new IllegalArgumentException("file store " + name + ": " + blockCount + " blocks is not more than "
-                    + now.blockCount());
-        }
+        now.requireMoreBlocks("file store " + name, blockCount);
         if (!stillThere()) {
             throw gone(null);
         }

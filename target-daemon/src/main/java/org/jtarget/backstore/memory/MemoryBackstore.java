@@ -184,10 +184,7 @@ public final class MemoryBackstore implements Backstore {
     public synchronized void grow(long blockCount) throws IOException {
         ensureOpen();
         BackstoreInfo now = info;
-        if (blockCount <= now.blockCount()) {
-            throw new IllegalArgumentException("memory store " + name + ": " + blockCount + " blocks is not more than "
-                    + now.blockCount());
-        }
+        now.requireMoreBlocks("memory store " + name, blockCount);
         Extent[] before = extents;
         Extent added = newExtent(now.sizeBytes(), (blockCount - now.blockCount()) * now.blockSize(), now.thin());
         Extent[] after = java.util.Arrays.copyOf(before, before.length + 1);

@@ -31,6 +31,13 @@ public record BackstoreInfo(int blockSize, long blockCount, boolean writeCacheEn
         return blockCount * blockSize;
     }
 
+    /** Refuses a grow to {@code count} blocks that is none: a store only grows. */
+    public void requireMoreBlocks(String store, long count) {
+        if (count <= blockCount) {
+            throw new IllegalArgumentException(store + ": " + count + " blocks is not more than " + blockCount);
+        }
+    }
+
     /** The same store with {@code count} blocks (it grew). */
     public BackstoreInfo withBlockCount(long count) {
         return new BackstoreInfo(blockSize, count, writeCacheEnabled, thin, readOnly, maxTransferBlocks,
