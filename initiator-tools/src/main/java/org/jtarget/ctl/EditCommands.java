@@ -14,9 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * {@code jtargetctl lun add|remove}, {@code acl add|remove} and {@code backstore resize}: live edits
- * of the running config. They change the running daemon only; the config file keeps what it says
- * until {@code jtargetctl save} (a reload from it undoes them, or refuses a shrink).
+ * {@code jtargetctl lun add|remove}, {@code acl add|remove}, {@code alua set} and
+ * {@code backstore resize}: live edits. They change the running daemon only; the config file keeps
+ * what it says until {@code jtargetctl save} (a reload from it undoes them, or refuses a shrink).
  */
 final class EditCommands {
 
@@ -97,6 +97,40 @@ final class EditCommands {
                 throws IOException, Jtargetctl.Refused {
             return edit(ctl, "DELETE", "targets/" + segment(target) + "/acl/" + segment(initiator), null,
                     initiator + " removed from the ACL of " + target);
+        }
+    }
+
+    @Command(name = "alua", description = "Set a target port group's ALUA state on every target that has it (not saved "
+            + "in the config file).", synopsisSubcommandLabel = "set")
+    static final class Alua {
+
+        @ParentCommand
+        Jtargetctl ctl;
+
+        @Command(name = "set", description = {"Move the target port group (the portals' portal-group-tag) to STATE:",
+            "active-optimized, active-non-optimized, standby or unavailable. Initiators get the unit attention",
+            "ASYMMETRIC ACCESS STATE CHANGED. Refused on an HA node (its states are its role)."})
+        int set(@Parameters(paramLabel = "TPGT", description = "the portal-group-tag") int tpgt,
+                @Parameters(paramLabel = "STATE") String state,
+                @Option(names = "--preferred", negatable = true,
+                        description = "report the group with PREF set (--no-preferred: cleared; default: kept)")
+                Boolean preferred) throws IOException, Jtargetctl.Refused {
+            ObjectNode body = JSON.createObjectNode().put("state", state);
+            if (preferred != null) {
+                body.put("preferred", preferred);
+            }
+            JsonNode r = ctl.call("PUT", "alua/" + tpgt, JSON.writeValueAsString(body));
+            ctl.print(r, out -> {
+                List<String> targets = new java.util.ArrayList<>();
+                r.path("targets").forEach(t -> targets.add(t.path("iqn").asText()));
+                JsonNode first = r.path("targets").path(0);
+                out.println("target port group " + tpgt + " (portals " + String.join(", ", JSON.convertValue(
+                        r.path("portals"), String[].class)) + "): " + first.path("state").asText(state)
+                        + (first.path("preferred").asBoolean() ? ", preferred" : "") + " on "
+                        + (targets.isEmpty() ? "no target" : String.join(", ", targets)));
+                out.println("note: " + r.path("note").asText());
+            });
+            return 0;
         }
     }
 

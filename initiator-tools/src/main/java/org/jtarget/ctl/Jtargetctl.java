@@ -2,6 +2,7 @@ package org.jtarget.ctl;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.jtarget.config.ManagementConfig;
 import org.jtarget.daemon.api.ApiClient;
 import picocli.AutoComplete;
@@ -17,6 +18,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 
 /**
  * {@code jtargetctl}: the running daemon's management API from the command line, on its Unix
@@ -27,10 +29,14 @@ import java.nio.file.Path;
  * could not be reached.
  */
 @Command(name = "jtargetctl", mixinStandardHelpOptions = true, versionProvider = Jtargetctl.Version.class,
-        description = "Manage a running jtargetd through its management API.",
+        // one usage line and headed sections: help2man makes the man page of this
+        customSynopsis = "jtargetctl [--json] [--socket=PATH | --http=HOST:PORT --token-file=PATH] COMMAND [ARGS...]",
+        description = "Manage a running jtargetd through its management API. Every command takes --help.",
+        optionListHeading = "%nOptions:%n",
+        commandListHeading = "%nCommands:%n",
         subcommands = {LsCommand.class, SessionCommand.class, EditCommands.Lun.class, EditCommands.Acl.class,
-                EditCommands.Backstore.class},
-        exitCodeListHeading = "Exit status:%n",
+            EditCommands.Alua.class, EditCommands.Backstore.class},
+        exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:done", "1:the daemon refused (its message on stderr)", "2:usage",
             "3:the daemon could not be reached"})
 public final class Jtargetctl {
@@ -65,6 +71,8 @@ public final class Jtargetctl {
     /** The command line with jtargetctl's error handling (tests run it with their own writers). */
     static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Jtargetctl());
+        cli.setUsageHelpWidth(100);
+        addHelpOption(cli);
         cli.setExecutionExceptionHandler((e, line, parsed) -> {
             PrintWriter err = line.getErr();
             if (e instanceof Refused r) {
@@ -80,6 +88,17 @@ public final class Jtargetctl {
         return cli;
     }
 
+    /** {@code -h/--help} on every subcommand, however deep (the root has it from the mixin). */
+    private static void addHelpOption(CommandLine line) {
+        for (CommandLine sub : line.getSubcommands().values()) {
+            if (sub.getCommandSpec().findOption("--help") == null) {
+                sub.getCommandSpec().addOption(CommandLine.Model.OptionSpec.builder("-h", "--help").usageHelp(true)
+                        .description("Show this help and exit.").build());
+            }
+            addHelpOption(sub);
+        }
+    }
+
     /** The daemon refused a request: its stable code and message. */
     static final class Refused extends Exception {
         final String code;
@@ -90,9 +109,12 @@ public final class Jtargetctl {
         }
     }
 
-    @Command(name = "status", description = "Show the daemon's state: version, pid, uptime, what it serves.")
+    @Command(name = "status", description = {"Show the daemon's state: version, pid, uptime, what it serves,",
+        "and the long operations running (SANITIZE, EXTENDED COPY): percent, rate, time left."})
     int status() throws IOException, Refused {
-        JsonNode d = call("GET", "daemon");
+        ObjectNode d = (ObjectNode) call("GET", "daemon");
+        JsonNode tasks = "running".equals(d.path("state").asText()) ? call("GET", "tasks") : JSON.createArrayNode();
+        d.set("tasks", tasks);
         print(d, out -> {
             out.println("jtargetd " + d.path("version").asText() + ", pid " + d.path("pid").asLong() + ", "
                     + d.path("state").asText() + " for " + uptime(d.path("uptimeSeconds").asLong()));
@@ -101,8 +123,39 @@ public final class Jtargetctl {
             if (d.hasNonNull("ha")) {
                 out.println("ha:      " + d.path("ha").asText());
             }
+            for (JsonNode t : tasks) {
+                out.println("work:    " + task(t));
+            }
         });
         return 0;
+    }
+
+    /**
+     * "sanitize-overwrite of iqn...:disk LUN 0: 37.5% of 64.0MiB, 1.0MiB/s, 40s left", or for an HA
+     * resync "ha-resync of backstore ram0: ...".
+     */
+    static String task(JsonNode t) {
+        String of = t.path("backstore").isTextual() ? "backstore " + t.path("backstore").asText()
+                : t.path("target").asText() + " LUN " + t.path("lun").asInt();
+        return t.path("kind").asText() + " of " + of + ": "
+                + String.format(Locale.ROOT, "%.1f%%", t.path("percent").asDouble()) + " of "
+                + bytes(t.path("totalBytes").asLong()) + ", " + bytes(t.path("bytesPerSecond").asLong()) + "/s, "
+                + (t.path("secondsLeft").isNull() ? "time left unknown" : uptime(t.path("secondsLeft").asLong()) + " left");
+    }
+
+    /** A byte count for people: 512B, 4.0KiB, 1.5MiB, 2.0GiB, 1.0TiB. */
+    static String bytes(long n) {
+        String[] units = {"KiB", "MiB", "GiB", "TiB"};
+        if (n < 1024) {
+            return n + "B";
+        }
+        double v = n;
+        int unit = -1;
+        while (v >= 1024 && unit < units.length - 1) {
+            v /= 1024;
+            unit++;
+        }
+        return String.format(Locale.ROOT, "%.1f%s", v, units[unit]);
     }
 
     /** 3d 4h 5m, 4h 5m 6s, 5m 6s or 6s. */
@@ -124,7 +177,7 @@ public final class Jtargetctl {
         return 0;
     }
 
-    @Command(name = "save", description = {"Write the live LUN and ACL edits into the daemon's config file.",
+    @Command(name = "save", description = {"Write the live LUN, ACL and ALUA edits into the daemon's config file.",
         "Comments and formatting of the file are lost; refused when the file changed since the daemon read it."})
     int save() throws IOException, Refused {
         JsonNode r = call("POST", "save");

@@ -15,17 +15,21 @@ final class SessionCommand {
     @ParentCommand
     Jtargetctl ctl;
 
-    @Command(name = "list", description = "List the open sessions with their connections.")
+    @Command(name = "list", description = {"List the open sessions with their connections and what they carried:",
+        "READs and WRITEs, their data bytes, and the commands that failed."})
     int list() throws Exception {
         JsonNode sessions = ctl.call("GET", "sessions");
         ctl.print(sessions, out -> {
-            Table t = new Table("ID", "INITIATOR", "TARGET", "ISID", "PEER");
+            Table t = new Table("ID", "INITIATOR", "TARGET", "ISID", "PEER", "READS", "WRITES", "READ", "WRITTEN",
+                    "FAILED");
             for (JsonNode s : sessions) {
                 List<String> peers = new ArrayList<>();
                 s.path("connections").forEach(c -> peers.add(c.path("peer").asText()));
                 t.row(s.path("id").asInt(), s.path("initiator").asText(),
                         s.path("target").isNull() ? "(discovery)" : s.path("target").asText(), s.path("isid").asText(),
-                        String.join(",", peers));
+                        String.join(",", peers), s.path("commands").path("read").asLong(),
+                        s.path("commands").path("write").asLong(), Jtargetctl.bytes(s.path("dataBytes").path("read").asLong()),
+                        Jtargetctl.bytes(s.path("dataBytes").path("write").asLong()), s.path("failedCommands").asLong());
             }
             t.print(out);
         });

@@ -20,6 +20,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -46,7 +48,7 @@ class JtargetctlTest {
 
     private String yaml(String luns) {
         return """
-                daemon: { buffer-pool: { pinned-size: 0 } }
+                daemon: { buffer-pool: { pinned-size: 0 }, sanitize-rate: 1MiB }
                 portals:
                   - { name: default, listen: "127.0.0.1:%d" }
                 backstores:
@@ -100,6 +102,51 @@ class JtargetctlTest {
     }
 
     @Test
+    void statusShowsARunningSanitizeRisingWithItsRateAndTimeLeft() throws Exception {
+        assertThat(run("lun", "add", T, "1", "ram1")).isZero(); // 4 MiB at 1 MiB/s: four chunks, a second apart
+        try (RawIscsiClient initiator = RawIscsiClient.connect("127.0.0.1", port, Duration.ofSeconds(10))) {
+            assertThat(initiator.login(INITIATOR, T).statusClass()).isZero();
+            assertThat(initiator.testUnitReadyClearingUnitAttention(1).status()).isZero();
+            byte[] overwriteImmed = {0x48, (byte) 0x81, 0, 0, 0, 0, 0, 0, 8, 0};
+            byte[] onePass = {0x01, 0, 0, 4, 0x5A, 0x5A, 0x5A, 0x5A};
+            assertThat(initiator.execute(1, overwriteImmed, onePass).status()).isZero();
+            double first = workPercent(0);
+            assertThat(out.toString()).containsPattern("work:    sanitize-overwrite of " + java.util.regex.Pattern.quote(T)
+                    + " LUN 1: \\d+\\.\\d% of 4\\.0MiB, [\\d.]+[KM]iB/s, \\d+s left");
+            assertThat(workPercent(first)).as("rising while it runs").isGreaterThan(first);
+            out.getBuffer().setLength(0);
+            assertThat(run("status", "--json")).isZero();
+            JsonNode tasks = JSON.readTree(out.toString()).get("tasks");
+            assertThat(tasks).as(out.toString()).hasSize(1);
+            assertThat(tasks.get(0).get("totalBytes").asLong()).isEqualTo(4L << 20);
+        }
+    }
+
+    @Test
+    void anHaResyncTaskNamesItsBackstore() throws Exception {
+        JsonNode resync = JSON.readTree("{\"kind\":\"ha-resync\",\"target\":null,\"lun\":null,\"backstore\":\"ram0\","
+                + "\"doneBytes\":1048576,\"totalBytes\":4194304,\"percent\":25.0,\"bytesPerSecond\":524288,"
+                + "\"secondsLeft\":6,\"runningSeconds\":2.0}");
+        assertThat(Jtargetctl.task(resync)).isEqualTo("ha-resync of backstore ram0: 25.0% of 4.0MiB, 512.0KiB/s, 6s left");
+    }
+
+    /** Runs {@code status} until its work line reads more than {@code above} percent; that percentage. */
+    private double workPercent(double above) throws InterruptedException {
+        java.util.regex.Pattern percent = java.util.regex.Pattern.compile("work: .*: (\\d+\\.\\d)% of");
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            out.getBuffer().setLength(0);
+            assertThat(run("status")).isZero();
+            java.util.regex.Matcher m = percent.matcher(out.toString());
+            if (m.find() && Double.parseDouble(m.group(1)) > above) {
+                return Double.parseDouble(m.group(1));
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("no work line above " + above + "%: " + out);
+    }
+
+    @Test
     void lsShowsPortalsBackstoresTargetsLunsAndAcl() throws Exception {
         assertThat(run("ls")).isZero();
         assertThat(out.toString()).contains("default", "tcp", "127.0.0.1:" + port)
@@ -117,8 +164,12 @@ class JtargetctlTest {
     void sessionListShowsTheInitiatorAndSessionKillEndsIt() throws Exception {
         try (RawIscsiClient initiator = RawIscsiClient.connect("127.0.0.1", port, Duration.ofSeconds(10))) {
             assertThat(initiator.login(INITIATOR, T).statusClass()).isZero();
+            assertThat(initiator.write10(0, 0, new byte[8192], 512).status()).isZero();
+            assertThat(initiator.read10(0, 0, 2, 512).status()).isZero();
             assertThat(run("session", "list")).isZero();
-            assertThat(out.toString()).startsWith("ID").contains(INITIATOR, T, "127.0.0.1");
+            assertThat(out.toString()).startsWith("ID").contains(INITIATOR, T, "127.0.0.1")
+                    .contains("READS  WRITES  READ    WRITTEN  FAILED")
+                    .containsPattern("127\\.0\\.0\\.1:\\d+ +1 +1 +1\\.0KiB +8\\.0KiB +0");
             out.getBuffer().setLength(0);
             assertThat(run("session", "list", "--json")).isZero();
             JsonNode sessions = JSON.readTree(out.toString());
@@ -211,6 +262,29 @@ class JtargetctlTest {
     }
 
     @Test
+    void aluaSetMovesThePortGroupAndSaysItIsNotSaved() throws Exception {
+        assertThat(run("alua", "set", "1", "standby", "--preferred")).as(err.toString()).isZero();
+        assertThat(out.toString()).startsWith("target port group 1 (portals default): standby, preferred on " + T
+                + System.lineSeparator() + "note: applied to the running daemon only");
+        var group = runtime.state().targets().target(T).core().portGroups().group(1);
+        assertThat(group.state()).isEqualTo(org.jtarget.scsi.alua.AluaState.STANDBY);
+        assertThat(group.preferred()).isTrue();
+        assertThat(Files.readString(configFile)).doesNotContain("standby");
+
+        out.getBuffer().setLength(0);
+        assertThat(run("--json", "alua", "set", "1", "active-non-optimized", "--no-preferred")).isZero();
+        JsonNode answer = JSON.readTree(out.toString());
+        assertThat(answer.get("targets").get(0).get("state").asText()).isEqualTo("active-non-optimized");
+        assertThat(answer.get("targets").get(0).get("preferred").asBoolean()).isFalse();
+
+        assertThat(run("alua", "set", "1", "sideways")).isEqualTo(Jtargetctl.EXIT_REFUSED);
+        assertThat(err.toString()).contains("state: expected one of").contains("(bad-request)");
+        assertThat(run("alua", "set", "4", "standby")).isEqualTo(Jtargetctl.EXIT_REFUSED);
+        assertThat(err.toString()).contains("no portal has portal-group-tag 4 (not-found)");
+        assertThat(run("alua", "set", "1")).as("STATE is required").isEqualTo(2);
+    }
+
+    @Test
     void saveWritesTheEditsIntoTheFile() throws Exception {
         assertThat(run("save")).isZero();
         assertThat(out.toString()).startsWith("nothing to save: the file already says what the daemon runs");
@@ -258,5 +332,29 @@ class JtargetctlTest {
     void anUnknownCommandIsUsageExitTwo() {
         assertThat(run("frobnicate")).isEqualTo(2);
         assertThat(err.toString()).contains("Unmatched argument");
+    }
+
+    @Test
+    void everyCommandAtEveryDepthExplainsItselfWithHelp() {
+        List<List<String>> paths = new ArrayList<>();
+        commandPaths(Jtargetctl.commandLine(), new ArrayList<>(), paths);
+        assertThat(paths).hasSizeGreaterThan(10).contains(List.of("lun", "add"), List.of("session", "kill"));
+        for (List<String> path : paths) {
+            out.getBuffer().setLength(0);
+            List<String> args = new ArrayList<>(path);
+            args.add("--help");
+            assertThat(run(args.toArray(String[]::new))).as("%s --help", path).isZero();
+            assertThat(out.toString()).as("%s --help", path)
+                    .startsWith("Usage: jtargetctl " + String.join(" ", path)).contains("-h, --help");
+        }
+    }
+
+    private static void commandPaths(picocli.CommandLine line, List<String> prefix, List<List<String>> into) {
+        line.getSubcommands().forEach((name, sub) -> {
+            List<String> path = new ArrayList<>(prefix);
+            path.add(name);
+            into.add(path);
+            commandPaths(sub, path, into);
+        });
     }
 }

@@ -69,6 +69,32 @@ class BadConfigIT {
 
             assertExitsWithOneLineNaming(d, "listen");
             assertThat(d.stderr()).as("the error names the port").contains(Integer.toString(port));
+            assertThat(dir.resolve("data/file0.img")).as("the file store this start created is removed again")
+                    .doesNotExist();
+        }
+    }
+
+    /**
+     * Start is all or nothing: a second portal that cannot listen leaves the first one closed, the
+     * file store the start created removed, and an image that existed before untouched.
+     */
+    @Test
+    void aLaterPortInUseLeavesNoListenerAndNoCreatedFile() throws IOException {
+        try (ServerSocket squatter = new ServerSocket(0, 1, InetAddress.getByName(DaemonProcess.HOST))) {
+            int port = DaemonProcess.freePort();
+            String first = "    listen: 127.0.0.1:" + port + "\n";
+            String yaml = DaemonConfig.standard(port).toYaml().replace(first, first + """
+                      - { name: second, listen: "127.0.0.1:%d", portal-group-tag: 2 }
+                    """.formatted(squatter.getLocalPort()));
+            assertThat(yaml).as("the test's edit must add the portal").contains("name: second");
+            Path kept = Files.createDirectories(dir.resolve("data")).resolve("kept.img");
+            Files.write(kept, new byte[] {42});
+            DaemonProcess d = DaemonProcess.launch(DaemonConfig.write(dir, yaml), port);
+
+            assertExitsWithOneLineNaming(d, "portals[1].listen");
+            assertThat(DaemonProcess.accepting(port)).as("the first portal is closed again").isFalse();
+            assertThat(dir.resolve("data/file0.img")).as("created by the failed start").doesNotExist();
+            assertThat(Files.readAllBytes(kept)).containsExactly(42);
         }
     }
 

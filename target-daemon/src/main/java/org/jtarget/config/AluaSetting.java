@@ -24,7 +24,7 @@ public enum AluaSetting {
     }
 
     /** The setting of an {@code alua-state:} config value, or null. */
-    static AluaSetting ofConfigName(String name) {
+    public static AluaSetting ofConfigName(String name) {
         for (AluaSetting s : values()) {
             if (s.configName.equals(name)) {
                 return s;

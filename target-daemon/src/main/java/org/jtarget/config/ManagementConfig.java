@@ -12,6 +12,7 @@ import java.nio.file.Path;
  *   http: 127.0.0.1:9180   # a TCP listener (host:port, an IP literal); keep it off public networks
  *   metrics: true          # serve /metrics there (OpenMetrics / Prometheus text); default false
  *   token-file: api-token  # serve /api/v1 on http too, to requests bearing this token (a secret file)
+ *   metrics-token-file: metrics-token  # /metrics only to requests bearing this other token
  * </pre>
  *
  * @param httpHost the TCP listener's address literal, or null for none
@@ -20,17 +21,26 @@ import java.nio.file.Path;
  * @param socket   the Unix socket of the management API, or null for none
  * @param apiToken the bearer token the API asks of requests over TCP, or null: then the API is not
  *                 served over TCP at all
+ * @param metricsToken the bearer token {@code /metrics} asks of scrapes, or null: anyone who reaches
+ *                     the listener may scrape. Not the API's: a scraper must not manage the daemon
  */
-public record ManagementConfig(String httpHost, int httpPort, boolean metrics, Path socket, String apiToken) {
+public record ManagementConfig(String httpHost, int httpPort, boolean metrics, Path socket, String apiToken,
+                               String metricsToken) {
 
     /** The socket a packaged service uses (its unit's {@code RuntimeDirectory=jtarget} makes the folder). */
     public static final String DEFAULT_SOCKET = "/run/jtarget/jtarget.sock";
 
-    private static final java.util.Set<String> KEYS = ConfigNode.keys("http", "metrics", "socket", "token-file");
+    private static final java.util.Set<String> KEYS = ConfigNode.keys("http", "metrics", "socket", "token-file",
+            "metrics-token-file");
 
     /** Only a TCP listener, no API. */
     public ManagementConfig(String httpHost, int httpPort, boolean metrics) {
-        this(httpHost, httpPort, metrics, null, null);
+        this(httpHost, httpPort, metrics, null, null, null);
+    }
+
+    /** Without a metrics token. */
+    public ManagementConfig(String httpHost, int httpPort, boolean metrics, Path socket, String apiToken) {
+        this(httpHost, httpPort, metrics, socket, apiToken, null);
     }
 
     /** True when a TCP listener is configured. */
@@ -42,7 +52,8 @@ public record ManagementConfig(String httpHost, int httpPort, boolean metrics, P
     @Override
     public String toString() {
         return "ManagementConfig[http=" + (hasHttp() ? httpHost + ":" + httpPort : "none") + ", metrics=" + metrics
-                + ", socket=" + socket + ", token=" + (apiToken == null ? "none" : "(set)") + "]";
+                + ", socket=" + socket + ", token=" + (apiToken == null ? "none" : "(set)")
+                + ", metrics-token=" + (metricsToken == null ? "none" : "(set)") + "]";
     }
 
     /** Reads {@code management:}; null when absent. */
@@ -65,8 +76,17 @@ public record ManagementConfig(String httpHost, int httpPort, boolean metrics, P
         if (http == null && node.scalar("token-file") != null) {
             throw node.error("token-file", "the token is for the API on http, which is not given");
         }
+        if (!metrics && node.scalar("metrics-token-file") != null) {
+            throw node.error("metrics-token-file", "the token is for /metrics, which is not served (metrics: true)");
+        }
         String token = node.scalar("token-file") == null ? null : secrets.read(node, "token-file");
+        String metricsToken = node.scalar("metrics-token-file") == null ? null
+                : secrets.read(node, "metrics-token-file");
+        if (metricsToken != null && metricsToken.equals(token)) {
+            throw node.error("metrics-token-file", "holds the API's token (token-file): give scrapers a token of "
+                    + "their own, the API's manages the daemon");
+        }
         return new ManagementConfig(http == null ? null : http.host(), http == null ? 0 : http.port(), metrics, socket,
-                token);
+                token, metricsToken);
     }
 }

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * Live edits of a running config (the management API): a LUN or an ACL entry added to or removed
- * from one target, checked by the rules the file's reader applies (one backstore backs one LU, no
+ * from one target, or a target port group's ALUA state, checked by the rules the file's reader applies (one backstore backs one LU, no
  * partitioned store as a LUN, an ACL names only LUNs of its target, "*" stands alone), and
  * returned as a new config for the reload machinery to apply. Problems are
  * {@link ConfigException}s naming the key as it would be in the file.
@@ -133,6 +133,32 @@ public final class TargetEdits {
             }
         }
         return -1;
+    }
+
+    /**
+     * {@code config} with target port group {@code tag} in {@code state}: every portal with that
+     * {@code portal-group-tag} gets the new {@code alua-state}, and {@code alua-preferred} when
+     * {@code preferred} is given (portals sharing a tag must agree on both).
+     *
+     * @param preferred the new {@code alua-preferred}, or null to keep it
+     */
+    public static JtargetConfig setAlua(JtargetConfig config, int tag, AluaSetting state, Boolean preferred)
+            throws ConfigException {
+        if (portalsOfGroup(config, tag).isEmpty()) {
+            throw error(config, "portals", "no portal has portal-group-tag " + tag);
+        }
+        List<PortalConfig> portals = new ArrayList<>();
+        for (PortalConfig p : config.portals()) {
+            portals.add(p.portalGroupTag() != tag ? p : new PortalConfig(p.name(), p.host(), p.port(), tag, state,
+                    preferred == null ? p.aluaPreferred() : preferred, p.transport()));
+        }
+        return new JtargetConfig(config.source(), config.daemon(), portals, config.backstores(), config.targets(),
+                config.rdma(), config.ha(), config.management());
+    }
+
+    /** The portal names of target port group {@code tag}, in the order of {@code portals[]}. */
+    public static List<String> portalsOfGroup(JtargetConfig config, int tag) {
+        return config.portals().stream().filter(p -> p.portalGroupTag() == tag).map(PortalConfig::name).toList();
     }
 
     /** The index of target {@code iqn} (names compare ignoring case, as logins do), or -1. */

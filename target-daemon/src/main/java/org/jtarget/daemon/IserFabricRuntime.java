@@ -56,6 +56,12 @@ final class IserFabricRuntime {
         fabric.bind(portal, tcp.servedThrough(portal));
     }
 
+    /** Stops listening for iSER on {@code portal}; SendTargets stops listing it, its connections stay. */
+    void unbind(IscsiPortalDefinition portal) {
+        fabric.unbind(portal);
+        tcp.noLongerServedThrough(portal);
+    }
+
     void close(Duration timeout) {
         fabric.close(timeout);
     }

@@ -20,7 +20,8 @@ import java.util.function.Supplier;
  * stops within the configured shutdown timeout. SIGHUP reloads the config file (targets, LUNs,
  * ACLs) without stopping.
  *
- * <p>Exit status: 0 clean stop or {@code --help}; 1 start failure or a stop that timed out;
+ * <p>The command line is {@link DaemonCommandLine}'s. Exit status: 0 clean stop, {@code --help},
+ * {@code --version} or a {@code --check} that passed; 1 start failure or a stop that timed out;
  * 2 usage error or bad configuration (a management socket that cannot be bound too), told in
  * exactly one line on stderr with nothing left running (systemd: {@code RestartPreventExitStatus=2},
  * so a bad config does not restart-loop).
@@ -31,10 +32,6 @@ public final class JtargetDaemon {
     public static final int EXIT_CONFIG = 2;
     /** Exit status for a start failure or a stop that did not finish in time. */
     public static final int EXIT_FAILURE = 1;
-
-    static final String USAGE = "usage: jtargetd --config FILE   (run the target daemon; --help shows this)\n"
-            + "       jtargetd --witness --listen HOST:PORT [--state-dir DIR]   (the witness of HA pairs: no storage;\n"
-            + "                state in DIR/witness.state, default the current directory)";
 
     /** Grace on top of the shutdown timeout before the launcher stops waiting for the runtime. */
     private static final Duration STOP_GRACE = Duration.ofSeconds(1);
@@ -58,13 +55,25 @@ public final class JtargetDaemon {
      */
     static int run(String[] args, PrintStream out, PrintStream err, DaemonRuntimeFactory factory,
                    Function<Duration, StopRequests> signals) {
-        if (args.length > 0 && args[0].equals("--witness")) {
-            return runWitness(args, err, signals);
+        DaemonCommandLine options;
+        try {
+            options = DaemonCommandLine.parse(args);
+        } catch (picocli.CommandLine.ParameterException e) {
+            err.println("jtargetd: " + e.getMessage() + " (jtargetd --help shows the usage)");
+            return EXIT_CONFIG;
         }
-        Path configFile = parseArgs(args, out, err);
-        if (configFile == null) {
-            return args.length == 1 && args[0].equals("--help") ? 0 : EXIT_CONFIG;
+        if (options.help || options.version) {
+            out.print(options.help ? DaemonCommandLine.usage() : DaemonCommandLine.versionText() + System.lineSeparator());
+            out.flush();
+            return 0;
         }
+        if (options.witness) {
+            return runWitness(options.listen, options.stateDir, err, signals);
+        }
+        if (options.check) {
+            return check(options.config, out, err);
+        }
+        Path configFile = options.config;
         LOG.info("jtargetd starting, config {}", configFile);
         JtargetConfig config;
         try {
@@ -76,8 +85,10 @@ public final class JtargetDaemon {
         Duration timeout = config.daemon().shutdownTimeout();
         StopRequests stop = signals.apply(timeout);
         DaemonRuntime runtime = factory.create(config);
+        FilesCreatedByStart created = FilesCreatedByStart.expectedFor(config);
         int started = start(runtime, configFile, timeout, err);
         if (started != 0) {
+            created.remove();
             stop.stopped();
             return started;
         }
@@ -119,19 +130,10 @@ public final class JtargetDaemon {
      * {@code jtargetd --witness --listen HOST:PORT [--state-dir DIR]}: the witness of HA pairs
      * (docs/ha.md) until SIGTERM.
      */
-    static int runWitness(String[] args, PrintStream err, Function<Duration, StopRequests> signals) {
-        String listen = null;
-        Path stateDir = Path.of(".");
-        for (int i = 1; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--listen" -> listen = args[i + 1];
-                case "--state-dir" -> stateDir = Path.of(args[i + 1]);
-                default -> listen = null;
-            }
-        }
-        java.net.InetSocketAddress address = listen == null || args.length % 2 == 0 ? null : witnessAddress(listen);
+    static int runWitness(String listen, Path stateDir, PrintStream err, Function<Duration, StopRequests> signals) {
+        java.net.InetSocketAddress address = witnessAddress(listen);
         if (address == null) {
-            err.println(USAGE);
+            err.println("jtargetd: --listen " + listen + ": not HOST:PORT with a port 1-65535 (jtargetd --help shows the usage)");
             return EXIT_CONFIG;
         }
         StopRequests stop = signals.apply(Duration.ofSeconds(5));
@@ -171,20 +173,15 @@ public final class JtargetDaemon {
         }
     }
 
-    /** The config path, or null after printing usage (to out for --help, else to err). */
-    private static Path parseArgs(String[] args, PrintStream out, PrintStream err) {
-        if (args.length == 1 && args[0].equals("--help")) {
-            out.println(USAGE);
-            return null;
+    /** {@code --check}: 0 and one line on out when a start would accept the config, else 2 and the one-line error. */
+    private static int check(Path configFile, PrintStream out, PrintStream err) {
+        try {
+            out.println(ConfigCheck.check(configFile));
+            return 0;
+        } catch (ConfigException e) {
+            err.println(e.withSource(configFile.toString()).getMessage());
+            return EXIT_CONFIG;
         }
-        if (args.length == 2 && args[0].equals("--config") && !args[1].isBlank()) {
-            return Path.of(args[1]);
-        }
-        if (args.length == 1 && args[0].startsWith("--config=") && args[0].length() > 9) {
-            return Path.of(args[0].substring(9));
-        }
-        err.println(USAGE);
-        return null;
     }
 
     /** 0 if started; otherwise stops what was opened and returns the exit status. */

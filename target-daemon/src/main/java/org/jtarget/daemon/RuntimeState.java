@@ -3,6 +3,7 @@ package org.jtarget.daemon;
 import org.jtarget.backstore.spi.Backstore;
 import org.jtarget.config.JtargetConfig;
 import org.jtarget.fabric.iscsi.session.SessionRegistry;
+import org.jtarget.ha.PairNode;
 import org.jtarget.scsi.lun.TargetRegistry;
 
 import java.util.Map;
@@ -16,7 +17,8 @@ import java.util.Map;
  * @param stores   the open backstores by name
  * @param sessions the iSCSI sessions (TCP and iSER), or null before the fabric started
  * @param ha       this node's role, peer and generation in one line, or null when it runs alone
+ * @param resync   how far this HA node's resync to its peer has come, or null when none runs
  */
 public record RuntimeState(JtargetConfig config, TargetRegistry targets, Map<String, Backstore> stores,
-                           SessionRegistry sessions, String ha) {
+                           SessionRegistry sessions, String ha, PairNode.ResyncProgress resync) {
 }

@@ -36,6 +36,11 @@ final class SrpFabricRuntime {
         this.registry = registry;
     }
 
+    /** The fabric itself (its channels' and portals' counters, for the metrics endpoint). */
+    SrpFabric fabric() {
+        return fabric;
+    }
+
     /**
      * @param registry the live registry (null once the daemon stops: logins then find no target)
      * @throws IllegalStateException if the pool has no pinned arena
@@ -62,6 +67,11 @@ final class SrpFabricRuntime {
     void bind(PortalConfig portal) throws RdmaException {
         fabric.bind(portal.name(), new InetSocketAddress(portal.host(), portal.port()), portal.portalGroupTag(),
                 targetPortName -> find(portal.name(), targetPortName));
+    }
+
+    /** Stops listening for SRP logins on {@code portal}; channels logged in through it stay. */
+    void unbind(PortalConfig portal) {
+        fabric.unbind(portal.name(), new InetSocketAddress(portal.host(), portal.port()));
     }
 
     private SrpTarget find(String portalName, String targetPortName) {

@@ -119,7 +119,7 @@ public final class TargetRuntime implements DaemonRuntime {
         fabric = new IscsiTcpFabric(pool, bossGroup, workerGroup, registry, LoginSettings.defaults(),
                 ConnectionSettings.defaults());
         for (int i = 0; i < config.portals().size(); i++) {
-            bind(i, config.portals().get(i));
+            bind(config.source().toString(), i, config.portals().get(i));
         }
         if (config.rdma() != null) {
             rdma = RdmaEndpointRuntime.start(config, stores, pool, workerGroup, ioExecutors);
@@ -157,7 +157,7 @@ public final class TargetRuntime implements DaemonRuntime {
                         ha == null ? null : () -> {
                             HaRuntime node = ha;
                             return node == null ? null : node.node().snapshot();
-                        }) : null,
+                        }, () -> srp == null ? null : srp.fabric()) : null,
                 api ? this::handleApiOverHttp : null);
     }
 
@@ -212,6 +212,13 @@ public final class TargetRuntime implements DaemonRuntime {
         for (LunConfig lun : target.luns()) {
             luns.add(lunDefinition(lun));
         }
+        return new TargetRegistry.TargetSpec(target.iqn(), luns, nodeAcl(target),
+                // an HA node's states are its role in the pair: no initiator may change them (implicit ALUA only)
+                new TargetPortGroups(portGroups(target), ha == null), target.portalNames(), fabricSettings(target));
+    }
+
+    /** The target port groups of {@code target}'s portals, in the states the running config gives them. */
+    private List<TargetPortGroup> portGroups(TargetConfig target) {
         Map<Integer, TargetPortGroup> groups = new TreeMap<>();
         for (String name : target.portalNames()) {
             PortalConfig p = config.portal(name);
@@ -220,10 +227,7 @@ public final class TargetRuntime implements DaemonRuntime {
             AluaState start = ha != null ? HaRuntime.initialState() : AluaStates.of(p.aluaState());
             groups.putIfAbsent(p.portalGroupTag(), TargetPortGroup.of(p.portalGroupTag(), start, p.aluaPreferred()));
         }
-        return new TargetRegistry.TargetSpec(target.iqn(), luns, nodeAcl(target),
-                // an HA node's states are its role in the pair: no initiator may change them (implicit ALUA only)
-                new TargetPortGroups(new ArrayList<>(groups.values()), ha == null), target.portalNames(),
-                fabricSettings(target));
+        return new ArrayList<>(groups.values());
     }
 
     /** iSCSI's alias and CHAP for every target; the SRP target port identifier of one with {@code srp:}. */
@@ -244,13 +248,16 @@ public final class TargetRuntime implements DaemonRuntime {
     }
 
     /**
-     * Applies a new config to the running daemon (SIGHUP): targets, LUNs and ACLs added, removed or
-     * changed through the registry, sessions of anything else untouched. Refused, with one line
-     * naming the key and nothing changed, if the new config changes what needs a restart (see
-     * {@link ConfigChanges}) or a backstore it adds cannot be opened. Stores a removed LU used
-     * are closed once its last command has ended. A LUN added here gets its {@code queue-depth}
-     * at the next start (sessions hold their depths from login); until then the core's I/O queue
-     * bound (TASK SET FULL) limits it.
+     * Applies a new config to the running daemon (SIGHUP): see {@link ConfigChanges} for what
+     * changes live. Refused, with one line naming the key and nothing changed, if the new config
+     * changes what needs a restart, a portal it adds cannot listen (the portals it just bound are
+     * closed again) or a backstore it adds cannot be opened. New portals are bound before removed
+     * ones stop, so a failure leaves the old ones listening; a removed portal stops accepting
+     * connections, those already made through it keep their sessions (see
+     * {@link IscsiTcpFabric#unbind}). A kept target's alias, CHAP and portals apply to the next
+     * login; its sessions are untouched. Stores a removed LU used are closed once its last command
+     * has ended. A LUN added here gets its {@code queue-depth} at the next start (sessions hold
+     * their depths from login); until then the core's I/O queue bound (TASK SET FULL) limits it.
      */
     @Override
     public synchronized void reload(JtargetConfig next) throws Exception {
@@ -258,8 +265,14 @@ public final class TargetRuntime implements DaemonRuntime {
             throw new IllegalStateException("not started");
         }
         ConfigChanges changes = ConfigChanges.between(config, next);
-        stores.openMore(next, changes.addedBackstores()); // all or nothing: a failure changes nothing
-        growStores(next, changes); // last of what may fail: a grown store stays grown
+        PortalSwitch portals = switchPortals(changes, next.source().toString()); // all or nothing
+        try {
+            stores.openMore(next, changes.addedBackstores()); // all or nothing: a failure changes nothing
+            growStores(next, changes); // last of what may fail: a grown store stays grown
+        } catch (ConfigException | RuntimeException e) {
+            portals.undo();
+            throw e;
+        }
         JtargetConfig before = config;
         config = next;
         List<CompletableFuture<?>> drains = new ArrayList<>();
@@ -275,6 +288,13 @@ public final class TargetRuntime implements DaemonRuntime {
                 watchMedium(registry.addLun(e.getKey(), lunDefinition(lun)));
             }
         }
+        for (TargetConfig t : changes.settingsChanged()) {
+            TargetRegistry.Target live = registry.changeSettings(t.iqn(), t.portalNames(), fabricSettings(t));
+            if (ha == null) { // an HA node's groups are its own and its peer's, kept (ConfigChanges refuses new ones)
+                live.core().portGroups().retainExactly(portGroups(t));
+            }
+        }
+        changes.aluaChanged().forEach(p -> changeAlua(p.portal()));
         for (TargetConfig t : changes.addedTargets()) {
             watchMedia(registry.addTarget(targetSpec(t)).core());
         }
@@ -306,13 +326,93 @@ public final class TargetRuntime implements DaemonRuntime {
         }
     }
 
+    /**
+     * A target port group's new configured state and PREF, on every live target that has the
+     * group: a state change is an implicit one (STATUS CODE 02h) and every I_T nexus of those
+     * targets gets ASYMMETRIC ACCESS STATE CHANGED (SPC-4 5.15.2.6, via the core); PREF is a hint,
+     * not a state, and is set silently.
+     */
+    private void changeAlua(PortalConfig group) {
+        AluaState state = AluaStates.of(group.aluaState());
+        for (TargetRegistry.Target t : registry.targets()) {
+            if (t.core().changeAluaState(group.portalGroupTag(), state)) {
+                t.core().portGroups().changePreferred(group.portalGroupTag(), group.aluaPreferred());
+            }
+        }
+        LOG.info("target port group {}: {}{}", group.portalGroupTag(), group.aluaState().configName(),
+                group.aluaPreferred() ? ", preferred" : "");
+    }
+
+    /** What {@link #switchPortals} did, to undo when a later step of the reload fails. */
+    private record PortalSwitch(List<PortalConfig> bound, List<PortalConfig> stopped, TargetRuntime runtime) {
+        void undo() {
+            bound.forEach(runtime::unbind);
+            runtime.rebind(stopped);
+        }
+    }
+
+    /**
+     * Binds the portals the reload adds, then stops the ones it removes. A portal that takes over
+     * the address of a removed one (a kept name whose tag or transport changed, say) can only bind
+     * once that one has stopped; every other new portal binds first, so that a failure to listen
+     * leaves the running portals as they were. On a failure what was bound is closed, what was
+     * stopped listens again, and the error names {@code portals[i]}.
+     */
+    private PortalSwitch switchPortals(ConfigChanges changes, String source) throws ConfigException {
+        Set<String> freed = new java.util.HashSet<>();
+        changes.removedPortals().forEach(p -> freed.add(hostPort(p.host(), p.port())));
+        PortalSwitch done = new PortalSwitch(new ArrayList<>(), new ArrayList<>(), this);
+        try {
+            bindAll(source, changes.addedPortals(), p -> !freed.contains(hostPort(p.host(), p.port())), done);
+            for (PortalConfig p : changes.removedPortals()) {
+                unbind(p);
+                done.stopped().add(p);
+            }
+            bindAll(source, changes.addedPortals(), p -> freed.contains(hostPort(p.host(), p.port())), done);
+        } catch (ConfigException e) {
+            done.undo();
+            throw e;
+        }
+        return done;
+    }
+
+    private void bindAll(String source, List<ConfigChanges.IndexedPortal> portals,
+                         java.util.function.Predicate<PortalConfig> now, PortalSwitch done) throws ConfigException {
+        for (ConfigChanges.IndexedPortal p : portals) {
+            if (now.test(p.portal())) {
+                bind(source, p.index(), p.portal());
+                done.bound().add(p.portal());
+            }
+        }
+    }
+
+    /** Listens again on portals a failed reload had stopped (their addresses were ours a moment ago). */
+    private void rebind(List<PortalConfig> stopped) {
+        for (PortalConfig p : stopped) {
+            try {
+                bind(config.source().toString(), config.portals().indexOf(p), p);
+            } catch (ConfigException e) {
+                LOG.error("portal {} could not listen again after a refused reload: {}", p.name(), e.getMessage());
+            }
+        }
+    }
+
+    /** Stops listening on a portal; its connections stay (see {@link IscsiTcpFabric#unbind}). */
+    private void unbind(PortalConfig portal) {
+        switch (portal.transport()) {
+            case TCP -> fabric.unbind(portalDefinition(portal));
+            case ISER -> iser.unbind(portalDefinition(portal));
+            case SRP -> srp.unbind(portal);
+        }
+    }
+
     @Override
     public synchronized RuntimeState state() {
         if (registry == null) {
             return null;
         }
         return new RuntimeState(config, registry, stores.all(), fabric == null ? null : fabric.sessionRegistry(),
-                ha == null ? null : ha.describe());
+                ha == null ? null : ha.describe(), ha == null ? null : ha.node().resyncProgress());
     }
 
     @Override
@@ -429,55 +529,55 @@ public final class TargetRuntime implements DaemonRuntime {
     }
 
     /** A portal that cannot bind is an operator problem: a one-line error naming its key. */
-    private void bind(int index, PortalConfig portal) throws ConfigException {
+    private void bind(String source, int index, PortalConfig portal) throws ConfigException {
         String key = "portals[" + index + "].listen";
         String address = hostPort(portal.host(), portal.port());
         if (portal.transport() == PortalConfig.Transport.SRP) {
-            bindSrp(index, portal, key, address);
+            bindSrp(source, index, portal, key, address);
             return;
         }
         if (portal.transport() == PortalConfig.Transport.ISER) {
-            bindIser(index, portal, key, address);
+            bindIser(source, index, portal, key, address);
             return;
         }
         try {
             fabric.bind(portalDefinition(portal));
         } catch (BindException e) {
-            throw new ConfigException(config.source().toString(), key, address + ": cannot listen: " + e.getMessage(), e);
+            throw new ConfigException(source, key, address + ": cannot listen: " + e.getMessage(), e);
         } catch (IOException e) {
-            throw new ConfigException(config.source().toString(), key, address + ": " + e, e);
+            throw new ConfigException(source, key, address + ": " + e, e);
         }
     }
 
-    private void bindIser(int index, PortalConfig portal, String key, String address) throws ConfigException {
+    private void bindIser(String source, int index, PortalConfig portal, String key, String address) throws ConfigException {
         try {
             if (iser == null) {
                 iser = IserFabricRuntime.start(pool, workerGroup, fabric);
             }
         } catch (IllegalStateException | RdmaException e) {
-            throw new ConfigException(config.source().toString(), "portals[" + index + "].transport", e.getMessage(), e);
+            throw new ConfigException(source, "portals[" + index + "].transport", e.getMessage(), e);
         }
         try {
             iser.bind(portalDefinition(portal));
         } catch (RdmaException e) {
-            throw new ConfigException(config.source().toString(), key, address + ": cannot listen for iSER: "
+            throw new ConfigException(source, key, address + ": cannot listen for iSER: "
                     + e.getMessage(), e);
         }
     }
 
-    private void bindSrp(int index, PortalConfig portal, String key, String address) throws ConfigException {
+    private void bindSrp(String source, int index, PortalConfig portal, String key, String address) throws ConfigException {
         try {
             if (srp == null) {
                 srp = SrpFabricRuntime.start(pool, workerGroup, () -> registry); // no lock: stop() holds it while SRP drains
                 registry.addListener(srp.channelEnder());
             }
         } catch (IllegalStateException | RdmaException e) {
-            throw new ConfigException(config.source().toString(), "portals[" + index + "].transport", e.getMessage(), e);
+            throw new ConfigException(source, "portals[" + index + "].transport", e.getMessage(), e);
         }
         try {
             srp.bind(portal);
         } catch (RdmaException e) {
-            throw new ConfigException(config.source().toString(), key, address + ": cannot listen for SRP: "
+            throw new ConfigException(source, key, address + ": cannot listen for SRP: "
                     + e.getMessage(), e);
         }
     }

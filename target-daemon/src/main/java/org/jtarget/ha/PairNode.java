@@ -100,6 +100,8 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
     private volatile PeerChanges peerChanges = new PeerChanges(0);
     private volatile Thread resync;
     private volatile String resyncProgress = "";
+    /** How far the running resync has copied its current store, or null (none runs, or none copied yet). */
+    private volatile ResyncProgress resyncWork;
     /** The bytes the last completed resync copied, and its summary for the status (none yet: -1, ""). */
     private volatile long lastResyncBytes = -1;
     private volatile String lastResync = "";
@@ -847,7 +849,7 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
                     case LOGGED_AND_PEERS -> addPeersChanges(s, changes);
                     case LOGGED -> { }
                 }
-                Resync copy = new Resync(s, link, peer.stores().get(s.index()).unmapsToZeros(), p -> resyncProgress = p);
+                Resync copy = new Resync(s, link, peer.stores().get(s.index()).unmapsToZeros(), this::resyncMoved);
                 long n = copy.run();
                 if (n < 0) {
                     return; // the link went down: the next link starts over
@@ -876,7 +878,28 @@ public final class PairNode implements LinkEvents, Replication, AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             resync = null;
+            resyncWork = null;
         }
+    }
+
+    /**
+     * How far a resync has copied one store: the bytes of dirty regions done (copied or sent as
+     * UNMAP) of those dirty when it began, since {@code startedNanos} (System.nanoTime).
+     */
+    public record ResyncProgress(String backstore, long doneBytes, long totalBytes, long startedNanos) {
+    }
+
+    /** The running resync's progress on its current store, or null. */
+    public ResyncProgress resyncProgress() {
+        return resyncWork;
+    }
+
+    private void resyncMoved(ResyncProgress p) {
+        resyncWork = p;
+        double seconds = Math.max(1e-3, (System.nanoTime() - p.startedNanos()) / 1e9);
+        long percent = p.totalBytes() == 0 ? 100 : Math.min(100, p.doneBytes() * 100 / p.totalBytes());
+        resyncProgress = "syncing " + percent + "% (" + ((p.totalBytes() - p.doneBytes()) >> 20) + " MiB left, "
+                + (long) (p.doneBytes() / seconds / (1 << 20)) + " MiB/s)";
     }
 
     /**

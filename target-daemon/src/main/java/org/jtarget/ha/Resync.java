@@ -27,7 +27,7 @@ final class Resync {
 
     private final ReplicatedBackstore store;
     private final ReplicationLink link;
-    private final Consumer<String> progress;
+    private final Consumer<PairNode.ResyncProgress> progress;
     private final long regionBlocks;
     private final int bs;
     /** Holes go as UNMAP: both copies of the store read deallocated blocks as zeros. */
@@ -37,7 +37,8 @@ final class Resync {
     /**
      * @param peerUnmapsToZeros the peer's copy of the store reads deallocated blocks as zeros (its HELLO)
      */
-    Resync(ReplicatedBackstore store, ReplicationLink link, boolean peerUnmapsToZeros, Consumer<String> progress) {
+    Resync(ReplicatedBackstore store, ReplicationLink link, boolean peerUnmapsToZeros,
+           Consumer<PairNode.ResyncProgress> progress) {
         this.store = store;
         this.link = link;
         this.progress = progress;
@@ -133,9 +134,6 @@ final class Resync {
     }
 
     private void report(long total, long done, long start) {
-        double seconds = Math.max(1e-3, (System.nanoTime() - start) / 1e9);
-        long percent = total == 0 ? 100 : Math.min(100, done * 100 / total);
-        progress.accept("syncing " + percent + "% (" + ((total - done) >> 20) + " MiB left, "
-                + (long) (done / seconds / (1 << 20)) + " MiB/s)");
+        progress.accept(new PairNode.ResyncProgress(store.name(), done, total, start));
     }
 }

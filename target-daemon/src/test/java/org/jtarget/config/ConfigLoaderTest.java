@@ -100,10 +100,12 @@ class ConfigLoaderTest {
         assertThat(start).isPositive();
         String block = shipped.substring(start + 1, end + 1).replaceAll("(?m)^# ?", "");
         Files.writeString(dir.resolve("api-token"), "token\n");
+        Files.writeString(dir.resolve("metrics-token"), "scrape token\n");
         ManagementConfig m = load(shipped.substring(0, start + 1) + block + shipped.substring(end + 1)).management();
         assertThat(m.socket()).isEqualTo(Path.of(ManagementConfig.DEFAULT_SOCKET));
         assertThat(m.metrics()).isTrue();
         assertThat(m.apiToken()).isEqualTo("token");
+        assertThat(m.metricsToken()).isEqualTo("scrape token");
     }
 
     @Test
@@ -577,6 +579,24 @@ class ConfigLoaderTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("management.token-file: ");
         assertThatThrownBy(() -> load(PORTALS + "management: { http: \"127.0.0.1:9180\", token-file: nowhere }\n"))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("management.token-file: no such file");
+    }
+
+    @Test
+    void scrapesMayNeedATokenOfTheirOwn() throws Exception {
+        java.nio.file.Files.writeString(dir.resolve("token"), "api-token-value\n");
+        java.nio.file.Files.writeString(dir.resolve("scrape"), "scrape-token-value\n");
+        ManagementConfig m = load(PORTALS + "management: { http: \"127.0.0.1:9180\", metrics: true,"
+                + " token-file: token, metrics-token-file: scrape }\n").management();
+        assertThat(m.metricsToken()).isEqualTo("scrape-token-value");
+        assertThat(m.toString()).doesNotContain("scrape-token-value").contains("metrics-token=(set)");
+        assertThat(load(PORTALS + "management: { http: \"127.0.0.1:9180\", metrics: true }\n").management()
+                .metricsToken()).isNull();
+        assertThatThrownBy(() -> load(PORTALS + "management: { http: \"127.0.0.1:9180\", metrics-token-file: scrape }\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("management.metrics-token-file: the token is for /metrics, which is not served");
+        assertThatThrownBy(() -> load(PORTALS + "management: { http: \"127.0.0.1:9180\", metrics: true,"
+                + " token-file: token, metrics-token-file: token }\n"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("management.metrics-token-file: holds the API's token");
     }
 
     @Test

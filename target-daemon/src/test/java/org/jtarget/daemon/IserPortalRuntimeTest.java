@@ -64,9 +64,11 @@ class IserPortalRuntimeTest {
         }
     }
 
+    private String config;
+
     private void start(String pinnedSize, int iserPort) throws Exception {
-        Path file = Files.writeString(dir.resolve("jtarget.yaml"),
-                CONFIG.formatted(pinnedSize, freePort(), iserPort, TARGET));
+        config = CONFIG.formatted(pinnedSize, freePort(), iserPort, TARGET);
+        Path file = Files.writeString(dir.resolve("jtarget.yaml"), config);
         runtime = new TargetRuntime(ConfigLoader.load(file));
         try {
             runtime.start();
@@ -75,6 +77,28 @@ class IserPortalRuntimeTest {
             // arena cannot run this test
             Assumptions.assumeFalse(e.getMessage().contains("not pinned"), "mlock refused: " + e.getMessage());
             throw e;
+        }
+    }
+
+    /** A reload that removes the iSER portal stops its listener; one that adds it back binds it again. */
+    @Test
+    void anIserPortalRemovedByAReloadStopsListeningAndAddedBackListensAgain() throws Exception {
+        int port = freePort();
+        start("6MiB", port);
+        InetSocketAddress portal = new InetSocketAddress("127.0.0.1", port);
+        String withIser = config;
+        runtime.reload(ConfigLoader.load(Files.writeString(dir.resolve("jtarget.yaml"), withIser
+                .replace("  - { name: rdma, listen: \"127.0.0.1:" + port + "\", portal-group-tag: 2, transport: iser }\n", "")
+                .replace("portals: [tcp, rdma]", "portals: [tcp]"))));
+        try (IserTestInitiator initiator = new IserTestInitiator(client.device)) {
+            assertThatThrownBy(() -> initiator.connect(client.cm, portal, new IserCmPrivateData(true, false).encode()))
+                    .hasMessageContaining("Connection refused");
+        }
+
+        runtime.reload(ConfigLoader.load(Files.writeString(dir.resolve("jtarget.yaml"), withIser)));
+        try (IserTestInitiator initiator = new IserTestInitiator(client.device)) {
+            initiator.connect(client.cm, portal, new IserCmPrivateData(true, false).encode());
+            assertThat(initiator.login("iqn.2026-11.org.jtarget:ini", TARGET)).isZero();
         }
     }
 

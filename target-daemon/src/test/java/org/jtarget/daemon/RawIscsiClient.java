@@ -72,9 +72,14 @@ public final class RawIscsiClient implements Closeable {
     }
 
     /** WRITE(10) of {@code data} at {@code lba} on {@code lun}, all of it solicited by R2T; returns the status. */
-    int write(int lun, long lba, int blockSize, byte[] data) throws IOException {
+    public int write(int lun, long lba, int blockSize, byte[] data) throws IOException {
+        return dataOut(lun, cdb10(0x2A, lba, data.length / blockSize), data);
+    }
+
+    /** A command with {@code cdb} (16 bytes at most) sending {@code data}, all of it solicited by R2T; returns the status. */
+    public int dataOut(int lun, byte[] cdb, byte[] data) throws IOException {
         int task = itt++;
-        send(command(0x20, lun, task, data.length, cdb10(0x2A, lba, data.length / blockSize)), new byte[0]);
+        send(command(0x20, lun, task, data.length, java.util.Arrays.copyOf(cdb, 16)), new byte[0]);
         while (true) {
             Pdu r = receive();
             switch (r.opcode()) {
@@ -83,13 +88,13 @@ public final class RawIscsiClient implements Closeable {
                     return response(r);
                 }
                 case OP_NOP_IN -> { }
-                default -> throw new IOException("unexpected PDU during WRITE: " + r);
+                default -> throw new IOException("unexpected PDU during a data-out command: " + r);
             }
         }
     }
 
     /** READ(10) of {@code into.length} bytes at {@code lba} on {@code lun}; returns the status. */
-    int read(int lun, long lba, int blockSize, byte[] into) throws IOException {
+    public int read(int lun, long lba, int blockSize, byte[] into) throws IOException {
         int task = itt++;
         send(command(0x40, lun, task, into.length, cdb10(0x28, lba, into.length / blockSize)), new byte[0]);
         while (true) {

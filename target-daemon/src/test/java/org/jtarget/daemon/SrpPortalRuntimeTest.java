@@ -135,6 +135,45 @@ class SrpPortalRuntimeTest {
         }
     }
 
+    /**
+     * A second SRP portal added by a reload takes logins; removed by the next one, it refuses new
+     * logins while the channel made through it before keeps working (its sessions stay, as LIO's).
+     */
+    @Test
+    void anSrpPortalAddedByAReloadListensAndStopsWhenRemovedKeepingItsChannel() throws Exception {
+        int port = start("6MiB", "\"*\"");
+        int second = freePort();
+        String original = CONFIG.formatted("6MiB", tcpPort, port, "\"*\"");
+        runtime.reload(ConfigLoader.load(Files.writeString(dir.resolve("jtarget.yaml"), original
+                .replace("transport: srp }\n", "transport: srp }\n  - { name: srp2, listen: \"127.0.0.1:" + second
+                        + "\", portal-group-tag: 4, transport: srp }\n")
+                .replace("portals: [tcp, srp]", "portals: [tcp, srp, srp2]"))));
+        InetSocketAddress added = new InetSocketAddress("127.0.0.1", second);
+        try (SrpTestInitiator initiator = new SrpTestInitiator(client.device)) {
+            assertThat(initiator.connect(client.cm, added, SrpTestInitiator.linuxLogin(TARGET_PORT)).type())
+                    .isEqualTo(CmEventType.ESTABLISHED);
+            assertThat(initiator.read(0, new byte[] {0x12, 0, 0, 0, 96, 0}, 96).status()).isEqualTo(ScsiStatus.GOOD);
+
+            runtime.reload(ConfigLoader.load(Files.writeString(dir.resolve("jtarget.yaml"), original)));
+
+            try (SrpTestInitiator late = new SrpTestInitiator(client.device)) {
+                assertThat(connectOrFailure(late, added)).as("nothing listens on the removed portal")
+                        .contains("Connection refused");
+            }
+            assertThat(initiator.read(0, new byte[] {0x12, 0, 0, 0, 96, 0}, 96).status())
+                    .as("the channel made before the removal").isEqualTo(ScsiStatus.GOOD);
+        }
+    }
+
+    /** The login's event type, or the failure to connect at all. */
+    private String connectOrFailure(SrpTestInitiator initiator, InetSocketAddress portal) {
+        try {
+            return initiator.connect(client.cm, portal, SrpTestInitiator.linuxLogin(TARGET_PORT)).type().name();
+        } catch (Exception e) {
+            return e.toString();
+        }
+    }
+
     @Test
     void anotherIdentifierOrAnInitiatorOutsideTheAclIsRefused() throws Exception {
         int port = start("6MiB", "\"0x" + "0".repeat(31) + "1\"");

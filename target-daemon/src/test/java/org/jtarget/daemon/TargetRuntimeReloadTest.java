@@ -3,7 +3,13 @@ package org.jtarget.daemon;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.ConfigLoader;
 import org.jtarget.config.JtargetConfig;
+import org.jtarget.fabric.iscsi.IscsiTargetSettings;
+import org.jtarget.scsi.alua.AluaState;
+import org.jtarget.scsi.alua.TargetPortGroup;
 import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.sense.SenseReason;
+import org.jtarget.scsi.spi.ITNexus;
+import org.jtarget.scsi.spi.ProtocolId;
 import org.jtarget.scsi.lun.TargetRegistry;
 import org.jtarget.scsi.sense.SenseReason;
 import org.jtarget.scsi.spi.ITNexus;
@@ -128,15 +134,128 @@ class TargetRuntimeReloadTest {
         assertThatThrownBy(() -> runtime.reload(readOnly)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("targets[0].luns[1]: LUN 1 changed; a reload (SIGHUP) applies")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
-        int oldPort = port;
-        port = freePort();
-        JtargetConfig movedPortal = config("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", "");
-        assertThatThrownBy(() -> runtime.reload(movedPortal)).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("portals: changed");
-        port = oldPort;
+        JtargetConfig moreIoThreads = load(yaml("[ {lun: 0, backstore: ram0}, {lun: 1, backstore: ram1} ]", "[\"*\"]",
+                "").replace("pinned-size: 0 }", "pinned-size: 0 }, io-threads-per-lun: 2"));
+        assertThatThrownBy(() -> runtime.reload(moreIoThreads)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("daemon: changed; a reload (SIGHUP) applies targets, LUNs, ACLs and "
+                        + "backstores added or removed, a target's alias, chap and portals, portals added or removed, "
+                        + "ALUA states and a larger size of a file or memory store: restart the daemon for this");
 
         assertThat(luns(r)).containsExactly(0, 1);
         assertThat(r.target(T).core().acl().initiators()).containsExactly("*");
+    }
+
+    /** The test yaml with {@code portals} as its portals section and the target on {@code targetPortals}. */
+    private JtargetConfig withPortals(String portals, String targetPortals, String targetExtra) throws Exception {
+        return load(yaml("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", targetExtra)
+                .replace("portals:\n  - { name: default, listen: \"127.0.0.1:" + port + "\" }\n", "portals:\n" + portals)
+                .replace("portals: [default]", "portals: " + targetPortals));
+    }
+
+    private static String portal(String name, int port, String more) {
+        return "  - { name: " + name + ", listen: \"127.0.0.1:" + port + "\"" + more + " }\n";
+    }
+
+    private static boolean listening(int port) {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            return true;
+        } catch (IOException refused) {
+            return false;
+        }
+    }
+
+    @Test
+    void aKeptTargetTakesItsNewChapAndAliasForTheNextLoginAndKeepsItsCore() throws Exception {
+        port = freePort();
+        TargetRegistry r = started(config("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", ""));
+        var core = r.target(T).core();
+        assertThat(r.target(T).fabricSettings(IscsiTargetSettings.class).chap()).isNull();
+
+        runtime.reload(config("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", "    alias: renamed\n"
+                + "    chap: { user: alice, secret: secret-of-12-chars }\n"));
+
+        IscsiTargetSettings now = r.target(T).fabricSettings(IscsiTargetSettings.class);
+        assertThat(now.alias()).isEqualTo("renamed");
+        assertThat(now.chap().user()).isEqualTo("alice");
+        assertThat(r.target(T).core()).as("sessions keep their core: nothing else changed").isSameAs(core);
+    }
+
+    @Test
+    void aPortalAddedListensAndServesItsTargetsAndARemovedOneStopsListening() throws Exception {
+        port = freePort();
+        int second = freePort();
+        TargetRegistry r = started(config("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", ""));
+
+        runtime.reload(withPortals(portal("default", port, "") + portal("second", second, ""), "[default, second]", ""));
+        assertThat(listening(second)).isTrue();
+        assertThat(r.target(T).reachableThrough("second")).isTrue();
+
+        runtime.reload(withPortals(portal("second", second, ""), "[second]", ""));
+        assertThat(listening(port)).as("the removed portal no longer accepts connections").isFalse();
+        assertThat(listening(second)).isTrue();
+        assertThat(r.target(T).reachableThrough("default")).isFalse();
+    }
+
+    @Test
+    void aKeptNameOnAnotherAddressOrTagIsRemovedAndAddedWithItsTargetPortGroup() throws Exception {
+        port = freePort();
+        TargetRegistry r = started(config("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", ""));
+        int moved = freePort();
+
+        runtime.reload(withPortals(portal("default", moved, ""), "[default]", ""));
+        assertThat(listening(moved)).isTrue();
+        assertThat(listening(port)).isFalse();
+
+        runtime.reload(withPortals(portal("default", moved, ", portal-group-tag: 7, alua-state: standby"), "[default]", ""));
+        assertThat(listening(moved)).as("the same address, bound again for the new tag").isTrue();
+        assertThat(Arrays.stream(r.target(T).core().portGroups().groups()).map(g -> g.id() + " " + g.state()))
+                .containsExactly("7 STANDBY");
+    }
+
+    @Test
+    void aPortalThatCannotListenRefusesTheReloadNamingItAndClosesThoseJustBound() throws Exception {
+        port = freePort();
+        TargetRegistry r = started(config("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", ""));
+        int free = freePort();
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            JtargetConfig next = withPortals(portal("default", port, "") + portal("b", free, "")
+                    + portal("c", taken.getLocalPort(), ""), "[default, b, c]", "");
+            assertThatThrownBy(() -> runtime.reload(next)).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("portals[2].listen: 127.0.0.1:" + taken.getLocalPort() + ": cannot listen")
+                    .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+        }
+        assertThat(listening(free)).as("portal b, bound first, is closed again").isFalse();
+        assertThat(listening(port)).isTrue();
+        assertThat(r.target(T).portalNames()).containsExactly("default");
+    }
+
+    @Test
+    void anAluaStateChangeMovesTheGroupAndTellsEveryNexusOnce() throws Exception {
+        port = freePort();
+        TargetRegistry r = started(config("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", ""));
+        var core = r.target(T).core();
+        ITNexus nexus = new ITNexus(ProtocolId.ISCSI, "iqn.2026-11.org.x:a", "iqn.2026-11.org.x:a,i,0x1",
+                T + ",t,0x1", 1, 1);
+        core.nexusLoggedIn(nexus);
+        var ua = core.logicalUnit(0).unitAttentions();
+        while (ua.poll(nexus) != null) {
+            // the power-on condition of a new nexus
+        }
+
+        runtime.reload(withPortals(portal("default", port, ", alua-state: standby, alua-preferred: true"),
+                "[default]", ""));
+
+        TargetPortGroup g = core.portGroups().group(1);
+        assertThat(g.state()).isEqualTo(AluaState.STANDBY);
+        assertThat(g.preferred()).isTrue();
+        assertThat(g.statusCode()).as("changed by the target, not by SET TARGET PORT GROUPS")
+                .isEqualTo(TargetPortGroup.STATUS_IMPLICIT);
+        assertThat(ua.poll(nexus)).isEqualTo(SenseReason.ASYMMETRIC_ACCESS_STATE_CHANGED);
+        assertThat(ua.poll(nexus)).isNull();
+
+        runtime.reload(withPortals(portal("default", port, ", alua-state: standby"), "[default]", ""));
+        assertThat(core.portGroups().group(1).preferred()).isFalse();
+        assertThat(ua.poll(nexus)).as("PREF is no access state: no unit attention").isNull();
     }
 
     @Test

@@ -323,6 +323,37 @@ class PairNodeTest {
     }
 
     @Test
+    void aRunningResyncShowsHowFarItHasCopiedItsStore() throws Exception {
+        List<Node> pair = inSync(0);
+        Node a = pair.get(0);
+        pair.get(1).close();
+        a.awaitRole("PRIMARY/null/[2]");
+        for (int i = 0; i < 8; i++) {
+            a.store().write(i * 4096L, random(64 << 10, 20 + i), false); // 8 runs of 64 KiB, 2 MiB apart
+        }
+        List<PairNode.ResyncProgress> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var watching = new org.jtarget.backstore.spi.ForwardingBackstore(storeB) {
+            @Override
+            public void write(long lba, ByteBuf src, boolean fua) throws java.io.IOException {
+                PairNode.ResyncProgress p = a.node.resyncProgress(); // as the resync sends each run
+                if (p != null) {
+                    seen.add(p);
+                }
+                super.write(lba, src, fua);
+            }
+        };
+        new Node("b", "a", portB, portA, watching);
+        a.awaitRole("PRIMARY/SECONDARY/[2]");
+        awaitInSync(a);
+        // a run is counted once the peer applied it: the first write sees none, the last seven see 1..7 runs
+        assertThat(seen).extracting(PairNode.ResyncProgress::doneBytes)
+                .containsExactly(64L << 10, 128L << 10, 192L << 10, 256L << 10, 320L << 10, 384L << 10, 448L << 10);
+        assertThat(seen).extracting(PairNode.ResyncProgress::totalBytes).containsOnly(512L << 10);
+        assertThat(seen).extracting(PairNode.ResyncProgress::backstore).containsOnly("disk");
+        assertThat(a.node.resyncProgress()).as("none runs now").isNull();
+    }
+
+    @Test
     void aSecondaryWhoseCopyIsNotWholeNeverServesAndGetsEverything() throws Exception {
         Node b = b();
         Node a = a();

@@ -58,6 +58,11 @@ public final class JtargetInitiator {
     public static int run(String[] args, PrintStream out, PrintStream err) {
         if (args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
             out.println(CliArguments.USAGE);
+            out.println("       jtarget-initiator COMMAND --help describes one command and all its options.");
+            return 0;
+        }
+        if (CommandHelp.asked(args)) {
+            out.println(CommandHelp.of(args[0]));
             return 0;
         }
         try {

@@ -63,6 +63,11 @@ public final class EncryptingBackstores {
     private EncryptingBackstores() {
     }
 
+    /** Where the key of store {@code name} lives under {@code stateDir} (whether or not it exists). */
+    public static Path keyFile(Path stateDir, String name) {
+        return KeyFile.of(stateDir, name);
+    }
+
     /**
      * Opens the store {@code opener} opens, encrypted if {@code mode} says so; the caller owns the
      * result.

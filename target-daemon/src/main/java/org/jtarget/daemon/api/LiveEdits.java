@@ -3,6 +3,7 @@ package org.jtarget.daemon.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.jtarget.config.AclConfig;
+import org.jtarget.config.AluaSetting;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.LunConfig;
 import org.jtarget.daemon.DaemonRuntime;
@@ -11,12 +12,13 @@ import org.jtarget.units.ByteSize;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * The API's LUN and ACL changes: the request body read into a config entry, the running config
+ * The API's LUN, ACL and ALUA changes: the request body read into a config entry, the running config
  * edited ({@link org.jtarget.config.TargetEdits}) and applied by the runtime's reload, as a SIGHUP
  * would apply the same change in the file. The file is written only by {@link #save}; until then a
  * reload from it undoes the edits.
@@ -34,6 +36,7 @@ final class LiveEdits {
     private static final Set<String> LUN_FIELDS = Set.of("lun", "backstore", "readOnly", "removable");
     private static final Set<String> ACL_FIELDS = Set.of("initiator", "luns", "readOnlyLuns");
     private static final Set<String> RESIZE_FIELDS = Set.of("size");
+    private static final Set<String> ALUA_FIELDS = Set.of("state", "preferred");
 
     private final ObjectMapper json;
     private final DaemonRuntime runtime;
@@ -83,6 +86,23 @@ final class LiveEdits {
             throw new ApiException(400, "bad-request", "size: missing (bytes, or text such as \"2GiB\", is required)");
         }
         apply(PendingEdit.resizeBackstore(name, bytes));
+    }
+
+    /**
+     * {@code PUT /alua/{tpgt}}: target port group {@code tpgt} in {@code state} (a config
+     * {@code alua-state} name), PREF = {@code preferred} when given, on every target that has it.
+     */
+    void setAlua(int tpgt, byte[] body) throws ApiException {
+        JsonNode b = object(body, ALUA_FIELDS);
+        AluaSetting state = AluaSetting.ofConfigName(text(b, "state"));
+        if (state == null) {
+            throw new ApiException(400, "bad-request", "state: expected one of " + Arrays.stream(AluaSetting.values())
+                    .map(AluaSetting::configName).toList() + ", got '" + b.get("state").asText() + "'");
+        }
+        if (b.has("preferred") && !b.get("preferred").isBoolean()) {
+            throw new ApiException(400, "bad-request", "preferred: expected true or false, got " + b.get("preferred"));
+        }
+        apply(PendingEdit.setAlua(tpgt, state, b.has("preferred") ? b.get("preferred").asBoolean() : null));
     }
 
     /** {@code POST /save}: the edits made so far written into the config file (see {@link ConfigSaver}). */

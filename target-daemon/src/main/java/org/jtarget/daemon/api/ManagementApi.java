@@ -100,7 +100,9 @@ public final class ManagementApi implements AutoCloseable {
                 get("/sessions", (p, r) -> views.sessions(state())),
                 new Route("DELETE", BASE + "/sessions/{id}", (p, r) -> kick(p.get("id"))),
                 get("/alua", (p, r) -> now(views.alua(state()))),
+                new Route("PUT", BASE + "/alua/{tpgt}", (p, r) -> aluaSet(p.get("tpgt"), r.body())),
                 get("/ha", (p, r) -> now(views.ha(state()))),
+                get("/tasks", (p, r) -> now(views.tasks(state()))),
                 get("/config", (p, r) -> now(views.config(state().config()))),
                 new Route("POST", BASE + "/reload", (p, r) -> now(reload())),
                 new Route("POST", BASE + "/save", (p, r) -> now(edits.save(daemon.configFile()))),
@@ -237,6 +239,29 @@ public final class ManagementApi implements AutoCloseable {
         m.put("backstore", views.backstores(state()).stream().filter(b -> name.equals(b.get("name"))).findFirst()
                 .orElseThrow());
         m.put("note", LiveEdits.RESIZE_NOTE);
+        return now(m);
+    }
+
+    /**
+     * {@code PUT /alua/{tpgt}}: a port group no portal has is 404, else the edit's outcome: the
+     * group as each target that has it now reports it (as {@code GET /alua} does).
+     */
+    private CompletableFuture<Object> aluaSet(String tpgt, byte[] body) throws ApiException {
+        int tag;
+        try {
+            tag = Integer.parseInt(tpgt);
+        } catch (NumberFormatException e) {
+            throw new ApiException(400, "bad-request", "tpgt: not a number: " + tpgt);
+        }
+        if (org.jtarget.config.TargetEdits.portalsOfGroup(state().config(), tag).isEmpty()) {
+            throw ApiException.notFound("no portal has portal-group-tag " + tpgt);
+        }
+        edits.setAlua(tag, body);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", tag);
+        m.put("portals", org.jtarget.config.TargetEdits.portalsOfGroup(state().config(), tag));
+        m.put("targets", views.aluaGroup(state(), tag));
+        m.put("note", LiveEdits.NOTE);
         return now(m);
     }
 

@@ -1,6 +1,7 @@
 package org.jtarget.daemon.api;
 
 import org.jtarget.config.AclConfig;
+import org.jtarget.config.AluaSetting;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.JtargetConfig;
 import org.jtarget.config.LunConfig;
@@ -70,6 +71,30 @@ record PendingEdit(TargetEdits.Edit onConfig, Consumer<Map<String, Object>> onFi
                 .removeIf(a -> initiator.equalsIgnoreCase(String.valueOf(a instanceof Map<?, ?> m ? m.get("initiator") : a))));
     }
 
+    /**
+     * Target port group {@code tag} in {@code state} (and PREF, when given): in the file, every
+     * portal whose tag is {@code tag}, a portal without {@code portal-group-tag} having its 1-based
+     * index, as the reader gives it.
+     */
+    static PendingEdit setAlua(int tag, AluaSetting state, Boolean preferred) {
+        return new PendingEdit(c -> TargetEdits.setAlua(c, tag, state, preferred), yaml -> {
+            List<Object> portals = list(yaml, "portals");
+            for (int i = 0; i < portals.size(); i++) {
+                if (portals.get(i) instanceof Map<?, ?> m
+                        && String.valueOf(tag).equals(String.valueOf(m.containsKey("portal-group-tag")
+                        ? m.get("portal-group-tag") : i + 1))) {
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> portal = (Map<String, Object>) m;
+                    portal.put("alua-state", state.configName());
+                    if (preferred != null) {
+                        portal.put("alua-preferred", preferred);
+                    }
+                }
+            }
+        });
+    }
+
+
     /** A new {@code size} for a backstore, written with a binary unit when it has one ("2GiB"), else in bytes. */
     static PendingEdit resizeBackstore(String name, long bytes) {
         return new PendingEdit(c -> TargetEdits.resizeBackstore(c, name, bytes), yaml -> {
@@ -104,10 +129,10 @@ record PendingEdit(TargetEdits.Edit onConfig, Consumer<Map<String, Object>> onFi
     }
 
     @SuppressWarnings("unchecked")
-    private static List<Object> list(Map<String, Object> target, String key) {
-        Object value = target.get(key);
+    private static List<Object> list(Map<String, Object> parent, String key) {
+        Object value = parent.get(key);
         List<Object> copy = value instanceof List<?> l ? new ArrayList<>((List<Object>) l) : new ArrayList<>();
-        target.put(key, copy); // a mutable copy: the tree is ours to change
+        parent.put(key, copy); // a mutable copy: the tree is ours to change
         return copy;
     }
 }

@@ -13,9 +13,13 @@ import org.jtarget.config.TargetConfig;
 import org.jtarget.daemon.RuntimeState;
 import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.session.IscsiSession;
+import org.jtarget.ha.PairNode;
 import org.jtarget.scsi.alua.TargetPortGroup;
 import org.jtarget.scsi.lun.LogicalUnit;
+import org.jtarget.scsi.lun.LuStatistics.Op;
 import org.jtarget.scsi.lun.TargetRegistry;
+import org.jtarget.scsi.lun.TransferCounters;
+import org.jtarget.scsi.lun.WorkProgress;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -127,6 +131,44 @@ final class ResourceViews {
         return all;
     }
 
+    /**
+     * The long operations running now (SANITIZE, EXTENDED COPY on an LU; an HA resync of a
+     * backstore), each with how far it has come: bytes done of the total, percent, average rate
+     * and the time left at that rate.
+     */
+    List<Map<String, Object>> tasks(RuntimeState s) {
+        long now = System.nanoTime();
+        List<Map<String, Object>> all = new ArrayList<>();
+        for (TargetRegistry.Target t : s.targets().targets()) {
+            for (LogicalUnit lu : t.core().logicalUnits()) {
+                for (WorkProgress w : lu.work()) {
+                    all.add(task(w.snapshot(now), t.name(), lu.lun(), null));
+                }
+            }
+        }
+        PairNode.ResyncProgress r = s.resync();
+        if (r != null) {
+            all.add(task(WorkProgress.snapshot("ha-resync", r.doneBytes(), r.totalBytes(), r.startedNanos(), now),
+                    null, null, r.backstore()));
+        }
+        return all;
+    }
+
+    private static Map<String, Object> task(WorkProgress.Snapshot w, String target, Integer lun, String backstore) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("kind", w.kind());
+        m.put("target", target);
+        m.put("lun", lun);
+        m.put("backstore", backstore);
+        m.put("doneBytes", w.doneBytes());
+        m.put("totalBytes", w.totalBytes());
+        m.put("percent", w.percent());
+        m.put("bytesPerSecond", w.bytesPerSecond());
+        m.put("secondsLeft", w.secondsLeft() < 0 ? null : w.secondsLeft());
+        m.put("runningSeconds", Math.round(w.runningSeconds() * 10) / 10.0);
+        return m;
+    }
+
     private static String medium(LogicalUnit lu) {
         if (lu.medium().offline()) {
             return "offline";
@@ -156,11 +198,7 @@ final class ResourceViews {
         for (TargetRegistry.Target t : s.targets().targets()) {
             List<Map<String, Object>> groups = new ArrayList<>();
             for (TargetPortGroup g : t.core().portGroups().groups()) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("id", g.id());
-                m.put("state", g.state().name().toLowerCase(Locale.ROOT).replace('_', '-'));
-                m.put("preferred", g.preferred());
-                groups.add(m);
+                groups.add(group(g));
             }
             Map<String, Object> target = new LinkedHashMap<>();
             target.put("iqn", t.name());
@@ -169,6 +207,31 @@ final class ResourceViews {
             all.add(target);
         }
         return all;
+    }
+
+    /** Per target that has port group {@code id}: its iqn and the group, as {@link #alua} shows them. */
+    List<Map<String, Object>> aluaGroup(RuntimeState s, int id) {
+        List<Map<String, Object>> all = new ArrayList<>();
+        for (TargetRegistry.Target t : s.targets().targets()) {
+            TargetPortGroup g = t.core().portGroups().group(id);
+            if (g != null) {
+                Map<String, Object> m = group(g);
+                m.remove("id");
+                Map<String, Object> target = new LinkedHashMap<>();
+                target.put("iqn", t.name());
+                target.putAll(m);
+                all.add(target);
+            }
+        }
+        return all;
+    }
+
+    private static Map<String, Object> group(TargetPortGroup g) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", g.id());
+        m.put("state", g.state().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        m.put("preferred", g.preferred());
+        return m;
     }
 
     Map<String, Object> ha(RuntimeState s) {
@@ -221,7 +284,9 @@ final class ResourceViews {
         m.put("initiatorAlias", p.initiatorAlias());
         m.put("target", session.discovery() ? null : session.target().name());
         m.put("type", session.discovery() ? "discovery" : "normal");
+        m.put("portal", session.portal());
         m.put("connections", connections);
+        putTraffic(m, session.counters());
         Map<String, Object> negotiated = new LinkedHashMap<>();
         negotiated.put("HeaderDigest", p.headerDigest() ? "CRC32C" : "None");
         negotiated.put("DataDigest", p.dataDigest() ? "CRC32C" : "None");
@@ -234,5 +299,21 @@ final class ResourceViews {
         negotiated.put("ErrorRecoveryLevel", p.errorRecoveryLevel());
         m.put("parameters", negotiated);
         return m;
+    }
+
+    /** What a session carried: commands by kind, data bytes of GOOD READs and WRITEs, failures. */
+    private static void putTraffic(Map<String, Object> m, TransferCounters c) {
+        Map<String, Long> commands = new LinkedHashMap<>();
+        Map<String, Long> bytes = new LinkedHashMap<>();
+        for (Op op : Op.values()) {
+            String kind = op.name().toLowerCase(Locale.ROOT);
+            commands.put(kind, c.commands(op));
+            if (op != Op.OTHER) {
+                bytes.put(kind, c.bytes(op));
+            }
+        }
+        m.put("commands", commands);
+        m.put("dataBytes", bytes);
+        m.put("failedCommands", c.failed());
     }
 }

@@ -13,21 +13,29 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
 import org.jtarget.buffer.ArenaStats;
 import org.jtarget.buffer.BufferPool;
+import org.jtarget.fabric.iscsi.session.IscsiSession;
 import org.jtarget.fabric.iscsi.session.LoginStatistics;
 import org.jtarget.fabric.iscsi.session.SessionRegistry;
+import org.jtarget.fabric.iscsi.session.SessionRegistry.PortalTraffic;
+import org.jtarget.fabric.iscsi.session.SessionRegistry.SessionTraffic;
+import org.jtarget.fabric.srp.SrpFabric;
+import org.jtarget.fabric.srp.SrpFabric.ChannelTraffic;
 import org.jtarget.ha.PairNode;
 import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.LuStatistics;
 import org.jtarget.scsi.lun.LuStatistics.Op;
 import org.jtarget.scsi.lun.TargetRegistry;
+import org.jtarget.scsi.lun.TransferCounters;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
  * The daemon's metrics, read at each scrape: per logical unit (labels {@code target}, {@code lun})
  * commands, bytes and latency of READs and WRITEs, failures by status and sense key, queue depth
- * in use; the pinned buffer arena's use; iSCSI logins answered and sessions open.
+ * in use; the pinned buffer arena's use; iSCSI logins answered and sessions open; per iSCSI
+ * session and per portal the commands, bytes and failures they carried.
  */
 public final class JtargetCollector implements MultiCollector {
 
@@ -42,17 +50,20 @@ public final class JtargetCollector implements MultiCollector {
     private final Supplier<BufferPool> pool;
     private final Supplier<SessionRegistry> iscsi;
     private final Supplier<PairNode.Snapshot> ha;
+    private final Supplier<SrpFabric> srp;
 
     /**
      * @param iscsi the iSCSI sessions and logins (TCP and iSER share them)
      * @param ha    the HA node's state, or null (no {@code ha:} section)
+     * @param srp   the SRP fabric (its value null while no portal is {@code transport: srp})
      */
     public JtargetCollector(Supplier<TargetRegistry> registry, Supplier<BufferPool> pool,
-                            Supplier<SessionRegistry> iscsi, Supplier<PairNode.Snapshot> ha) {
+                            Supplier<SessionRegistry> iscsi, Supplier<PairNode.Snapshot> ha, Supplier<SrpFabric> srp) {
         this.registry = registry;
         this.pool = pool;
         this.iscsi = iscsi;
         this.ha = ha;
+        this.srp = srp;
     }
 
     /** A scrape that fails is logged here (the HTTP server answers 500 without saying why). */
@@ -101,6 +112,7 @@ public final class JtargetCollector implements MultiCollector {
                 .metricSnapshot(inFlight.build());
         addArena(all);
         addIscsi(all);
+        addTraffic(all);
         addHa(all);
         return all.build();
     }
@@ -163,6 +175,83 @@ public final class JtargetCollector implements MultiCollector {
                 .help("iSCSI sessions in the full feature phase, by target (\"\": discovery sessions)");
         sessions.sessionsByTarget().forEach((target, n) -> open.dataPoint(gaugePoint(Labels.of("target", target), n)));
         all.metricSnapshot(open.build());
+    }
+
+    /** The iSCSI sessions', SRP channels' and every portal's counters. */
+    private void addTraffic(MetricSnapshots.Builder all) {
+        SessionRegistry sessions = iscsi.get();
+        SrpFabric channels = srp == null ? null : srp.get();
+        List<PortalTraffic> portals = new java.util.ArrayList<>();
+        if (sessions != null) {
+            portals.addAll(sessions.portalTraffic());
+        }
+        if (channels != null) {
+            channels.portalTraffic().forEach((name, c) -> portals.add(new PortalTraffic(name, "srp", c)));
+        }
+        addTraffic(all, sessions == null ? List.of() : sessions.sessionTraffic(),
+                channels == null ? List.of() : channels.channelTraffic(), portals);
+    }
+
+    /**
+     * Per live iSCSI session (labels {@code target}, {@code initiator}, {@code isid}, {@code tsih}:
+     * the id {@code GET /api/v1/sessions} shows, {@code portal}), per SRP channel ({@code target},
+     * {@code initiator_port}, {@code portal}, {@code peer}) and per portal ({@code portal},
+     * {@code transport}) the commands, data bytes and failures carried. An ended session or
+     * channel is not listed, so its series leave the exposition with it.
+     */
+    static void addTraffic(MetricSnapshots.Builder all, List<SessionTraffic> sessions, List<ChannelTraffic> channels,
+                           List<PortalTraffic> portals) {
+        TrafficFamilies ofSessions = new TrafficFamilies("jtarget_iscsi_session", "the iSCSI session");
+        for (SessionTraffic s : sessions) {
+            ofSessions.add(Labels.of("target", s.target(), "initiator", s.initiator(),
+                    "isid", String.format(Locale.ROOT, "0x%012x", s.isid() & 0xffff_ffff_ffffL),
+                    "tsih", Integer.toString(s.tsih()), "portal", s.portal()), s.counters());
+        }
+        ofSessions.addTo(all);
+        if (!channels.isEmpty()) {
+            TrafficFamilies ofChannels = new TrafficFamilies("jtarget_srp_channel", "the SRP channel");
+            for (ChannelTraffic c : channels) {
+                ofChannels.add(Labels.of("target", c.target(), "initiator_port", c.initiatorPort(), "portal",
+                        c.portal(), "peer", IscsiSession.hostPort(c.peer())), c.counters());
+            }
+            ofChannels.addTo(all);
+        }
+        TrafficFamilies ofPortals = new TrafficFamilies("jtarget_portal", "sessions through the portal");
+        for (PortalTraffic p : portals) {
+            ofPortals.add(Labels.of("portal", p.portal(), "transport", p.transport()), p.counters());
+        }
+        ofPortals.addTo(all);
+    }
+
+    /** The three counter families of a {@link TransferCounters} owner: commands, data bytes, failures. */
+    private static final class TrafficFamilies {
+        final CounterSnapshot.Builder commands;
+        final CounterSnapshot.Builder bytes;
+        final CounterSnapshot.Builder failed;
+
+        TrafficFamilies(String prefix, String whose) {
+            commands = CounterSnapshot.builder().name(prefix + "_commands")
+                    .help("SCSI commands " + whose + " carried to their status, by kind (read, write, other)");
+            bytes = CounterSnapshot.builder().name(prefix + "_data_bytes").unit(Unit.BYTES)
+                    .help("Data bytes of the READs and WRITEs " + whose + " carried that ended GOOD");
+            failed = CounterSnapshot.builder().name(prefix + "_failed_commands")
+                    .help("Commands " + whose + " carried that ended with a status other than GOOD");
+        }
+
+        void add(Labels labels, TransferCounters c) {
+            for (Op op : Op.values()) {
+                Labels ofOp = labels.add("op", op.name().toLowerCase(Locale.ROOT));
+                commands.dataPoint(counter(ofOp, c.commands(op)));
+                if (op != Op.OTHER) {
+                    bytes.dataPoint(counter(ofOp, c.bytes(op)));
+                }
+            }
+            failed.dataPoint(counter(labels, c.failed()));
+        }
+
+        void addTo(MetricSnapshots.Builder all) {
+            all.metricSnapshot(commands.build()).metricSnapshot(bytes.build()).metricSnapshot(failed.build());
+        }
     }
 
     /**

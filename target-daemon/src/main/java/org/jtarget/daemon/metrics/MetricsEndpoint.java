@@ -18,7 +18,7 @@ import java.util.concurrent.Executors;
  * The TCP management listener ({@code management.http}): {@code /metrics} when
  * {@code metrics: true} (the Prometheus client's handler over a registry holding only
  * {@link JtargetCollector}) and the management API under {@code /api/} when a token file is
- * configured. The JDK's HTTP server, on one thread of its own: a scrape or an API call never runs
+ * configured; {@code /metrics} asks for a bearer token when {@code metrics-token-file} is set. The JDK's HTTP server, on one thread of its own: a scrape or an API call never runs
  * on an event loop.
  */
 public final class MetricsEndpoint implements AutoCloseable {
@@ -51,8 +51,11 @@ public final class MetricsEndpoint implements AutoCloseable {
             if (collector != null) {
                 PrometheusRegistry metrics = new PrometheusRegistry();
                 metrics.register(collector);
-                server.createContext("/metrics", new MetricsHandler(metrics));
-                LOG.info("metrics on http://{}:{}/metrics", where, server.getAddress().getPort());
+                HttpHandler scrape = new MetricsHandler(metrics);
+                server.createContext("/metrics", config.metricsToken() == null ? scrape
+                        : new BearerTokenGate(config.metricsToken(), scrape));
+                LOG.info("metrics on http://{}:{}/metrics{}", where, server.getAddress().getPort(),
+                        config.metricsToken() == null ? "" : " (bearer token from management.metrics-token-file)");
             }
             if (api != null) {
                 server.createContext("/api/", api);

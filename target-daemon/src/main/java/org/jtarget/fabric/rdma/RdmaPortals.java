@@ -33,6 +33,8 @@ public final class RdmaPortals {
     private final ProtectionDomain pd;
     private final RegisteredMemory memory;
     private final List<CmListener> listeners = new ArrayList<>();
+    /** Each listener by the address it was asked for (a reload stops one by that address). */
+    private final java.util.Map<SocketAddress, CmListener> byAddress = new java.util.HashMap<>();
 
     /**
      * @param fabric the fabric's name, for log lines
@@ -61,7 +63,25 @@ public final class RdmaPortals {
 
     /** Listens on {@code address}; connection events go to {@code handler}. */
     public synchronized void listen(SocketAddress address, CmEventHandler handler) throws RdmaException {
-        listeners.add(cm.listen(address, handler));
+        CmListener l = cm.listen(address, handler);
+        listeners.add(l);
+        byAddress.put(address, l);
+    }
+
+    /**
+     * Stops listening on {@code address} (as given to {@link #listen}): no new connection request
+     * is accepted there; connections made through it stay (a {@link CmListener} close keeps them).
+     *
+     * @return false if nothing listened there
+     */
+    public synchronized boolean stopListening(SocketAddress address) {
+        CmListener l = byAddress.remove(address);
+        if (l == null) {
+            return false;
+        }
+        listeners.remove(l);
+        l.close();
+        return true;
     }
 
     /** The addresses listened on, in the order bound (a port 0 replaced by the one the system chose). */

@@ -17,6 +17,7 @@ import org.jtarget.rdma.WorkCompletionStatus;
 import org.jtarget.rdma.WorkRequest;
 import org.jtarget.rdma.WorkRequestOpcode;
 import org.jtarget.rdma.cm.CmId;
+import org.jtarget.scsi.lun.TransferCounters;
 import org.jtarget.scsi.spi.ITNexus;
 import org.jtarget.scsi.spi.TargetCore;
 import org.slf4j.Logger;
@@ -78,11 +79,12 @@ public final class SrpChannel {
      * @param itIuLength the initiator-to-target IU length agreed at login: the receive buffers' size
      * @param immediateDataOffset where immediate data starts in an SRP_CMD, or -1 when not agreed
      * @param onEnd      told once, on the loop, when the channel is gone (after the core let go of its commands)
+     * @param portalCounters what the channels of the portal it logged in through carried
      */
     public SrpChannel(QueuePair qp, CompletionQueue cq, CompletionPoller poller, CmId id, EventExecutor loop,
                       RegisteredMemory memory,
                       SrpLimits limits, int itIuLength, int immediateDataOffset, ITNexus nexus, TargetCore core,
-                      Consumer<SrpChannel> onEnd) {
+                      Consumer<SrpChannel> onEnd, TransferCounters portalCounters) {
         this.qp = qp;
         this.cq = cq;
         this.id = id;
@@ -95,7 +97,7 @@ public final class SrpChannel {
         this.receiveRing = new BufferSlots(limits.receiveDepth());
         this.sendBuffers = new BufferSlots(limits.sendDepth());
         this.transfers = new RdmaTransfers<>(limits.dataDepth());
-        this.commands = new SrpCommands(this, limits, immediateDataOffset, nexus, core);
+        this.commands = new SrpCommands(this, limits, immediateDataOffset, nexus, core, portalCounters);
     }
 
     /**

@@ -11,6 +11,7 @@ import org.jtarget.fabric.srp.iu.SrpIu;
 import org.jtarget.fabric.srp.iu.SrpLogout;
 import org.jtarget.fabric.srp.iu.SrpResponse;
 import org.jtarget.fabric.srp.iu.SrpTaskManagement;
+import org.jtarget.scsi.lun.TransferCounters;
 import org.jtarget.scsi.sense.SenseBuilder;
 import org.jtarget.scsi.sense.SenseReason;
 import org.jtarget.scsi.spi.DataDirection;
@@ -49,6 +50,8 @@ final class SrpCommands implements FabricOps {
     private final SrpLimits limits;
     private final int immediateDataOffset;
     private final ITNexus nexus;
+    private final TransferCounters counters = new TransferCounters();
+    private final TransferCounters portalCounters;
     private final TargetCore core;
     private final SrpTask[] tasks;
     private final int[] freeTasks;
@@ -64,8 +67,13 @@ final class SrpCommands implements FabricOps {
     private boolean creditRequestOutstanding;
     private boolean creditCheckScheduled;
 
-    SrpCommands(SrpChannel channel, SrpLimits limits, int immediateDataOffset, ITNexus nexus, TargetCore core) {
+    /**
+     * @param portalCounters what the channels of this one's portal carried (this channel counts into them too)
+     */
+    SrpCommands(SrpChannel channel, SrpLimits limits, int immediateDataOffset, ITNexus nexus, TargetCore core,
+                TransferCounters portalCounters) {
         this.channel = channel;
+        this.portalCounters = portalCounters;
         this.limits = limits;
         this.immediateDataOffset = immediateDataOffset;
         this.nexus = nexus;
@@ -80,6 +88,11 @@ final class SrpCommands implements FabricOps {
 
     ITNexus nexus() {
         return nexus;
+    }
+
+    /** What this channel carried: commands, data bytes, failures. */
+    TransferCounters counters() {
+        return counters;
     }
 
     // ------------------------------------------------------------------ IUs in
@@ -342,6 +355,7 @@ final class SrpCommands implements FabricOps {
         int produced = data == null ? 0 : data.readableBytes();
         long room = task.dataInBuffers.total();
         int n = (int) Math.min(produced, room);
+        count(cmd, n);
         if (n > 0 && channel.isOpen() && !channel.writeDataIn(data, data.readerIndex(), n, task.dataInBuffers)) {
             finish(task);
             return;
@@ -351,7 +365,17 @@ final class SrpCommands implements FabricOps {
 
     @Override
     public void queueStatus(ScsiCommand cmd) {
+        count(cmd, TransferCounters.dataOutBytes(cmd));
         respond((SrpTask) cmd.fabricContext(), 0);
+    }
+
+    /**
+     * Counts a command whose response goes to the initiator now, for this channel and its portal
+     * (aborted tasks get none and are not counted, as in the LU's statistics).
+     */
+    private void count(ScsiCommand cmd, long transferred) {
+        counters.record(cmd, transferred);
+        portalCounters.record(cmd, transferred);
     }
 
     /**

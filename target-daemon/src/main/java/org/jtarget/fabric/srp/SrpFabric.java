@@ -7,6 +7,7 @@ import org.jtarget.fabric.srp.iu.SrpLogout;
 import org.jtarget.rdma.RdmaDevice;
 import org.jtarget.rdma.RdmaException;
 import org.jtarget.rdma.cm.ConnectionManager;
+import org.jtarget.scsi.lun.TransferCounters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,6 +16,9 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
@@ -33,6 +37,19 @@ public final class SrpFabric implements AutoCloseable {
     private final SrpLimits limits;
     private final SrpNexusTable nexuses = new SrpNexusTable();
     private final List<SrpListener> portals = new ArrayList<>();
+    /** What the channels carried per portal (by name); kept for the daemon's run, as counters should. */
+    private final Map<String, TransferCounters> portalCounters = new ConcurrentHashMap<>();
+
+    /**
+     * What one channel served now carried.
+     *
+     * @param target        the target's name
+     * @param initiatorPort the SRP initiator port name (0x and its 16-byte identifier)
+     * @param peer          the channel's remote address (a nexus may have several channels)
+     */
+    public record ChannelTraffic(String target, String initiatorPort, String portal, SocketAddress peer,
+                                 TransferCounters counters) {
+    }
 
     /**
      * @throws IllegalStateException if the pool has no pinned arena
@@ -55,10 +72,40 @@ public final class SrpFabric implements AutoCloseable {
     public synchronized void bind(String portalName, InetSocketAddress address, int relativePortId,
                                   SrpTargetPorts ports) throws RdmaException {
         SrpListener listener = new SrpListener(rdma.device(), rdma.protectionDomain(), rdma.memory(), loops, limits,
-                ports, nexuses, relativePortId);
+                ports, nexuses, relativePortId, portalName,
+                portalCounters.computeIfAbsent(portalName, name -> new TransferCounters()));
         rdma.listen(address, listener);
         portals.add(listener);
         LOG.info("portal {} listening for SRP on {}:{}", portalName, address.getHostString(), address.getPort());
+    }
+
+    /**
+     * Stops listening for SRP logins on {@code address} (a reload removed the portal); channels
+     * already logged in through it stay.
+     *
+     * @return false if nothing listened there
+     */
+    public synchronized boolean unbind(String portalName, InetSocketAddress address) {
+        boolean stopped = rdma.stopListening(address);
+        if (stopped) {
+            LOG.info("portal {} no longer listening for SRP on {}:{}", portalName, address.getHostString(),
+                    address.getPort());
+        }
+        return stopped;
+    }
+
+    /** Every channel served now, with its counters. */
+    public synchronized List<ChannelTraffic> channelTraffic() {
+        List<ChannelTraffic> all = new ArrayList<>();
+        for (SrpListener l : portals) {
+            all.addAll(l.channelTraffic());
+        }
+        return all;
+    }
+
+    /** What the channels carried through each SRP portal, by portal name. */
+    public Map<String, TransferCounters> portalTraffic() {
+        return new TreeMap<>(portalCounters);
     }
 
     /** The addresses listened on, in the order bound (a port 0 replaced by the one the system chose). */

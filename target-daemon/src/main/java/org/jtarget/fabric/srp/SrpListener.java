@@ -18,11 +18,14 @@ import org.jtarget.rdma.RdmaException;
 import org.jtarget.rdma.cm.CmEvent;
 import org.jtarget.rdma.cm.CmEventHandler;
 import org.jtarget.rdma.cm.CmId;
+import org.jtarget.scsi.lun.TransferCounters;
 import org.jtarget.scsi.spi.ITNexus;
 import org.jtarget.scsi.spi.ProtocolId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -49,14 +52,20 @@ public final class SrpListener implements CmEventHandler {
     private final SrpTargetPorts ports;
     private final SrpNexusTable nexuses;
     private final int relativePortId;
+    private final String portalName;
+    private final TransferCounters portalCounters;
     private final Map<CmId, SrpChannel> channels = new ConcurrentHashMap<>();
 
     /**
      * @param relativePortId the portal's relative target port identifier and target port group
      *                       (its portal group tag, as for iSCSI portals)
+     * @param portalCounters what the channels of the portal carried (its channels count into them)
      */
     public SrpListener(RdmaDevice device, ProtectionDomain pd, RegisteredMemory memory, EventExecutorGroup loops,
-                       SrpLimits limits, SrpTargetPorts ports, SrpNexusTable nexuses, int relativePortId) {
+                       SrpLimits limits, SrpTargetPorts ports, SrpNexusTable nexuses, int relativePortId,
+                       String portalName, TransferCounters portalCounters) {
+        this.portalName = portalName;
+        this.portalCounters = portalCounters;
         this.device = device;
         this.pd = pd;
         this.memory = memory;
@@ -70,6 +79,19 @@ public final class SrpListener implements CmEventHandler {
     /** Channels currently served. */
     public int channels() {
         return channels.size();
+    }
+
+    /** What each channel served now carried, with what identifies it (a target gone: its port name). */
+    List<SrpFabric.ChannelTraffic> channelTraffic() {
+        List<SrpFabric.ChannelTraffic> all = new ArrayList<>();
+        for (SrpChannel c : channels.values()) {
+            ITNexus nexus = c.commands().nexus();
+            SrpTarget target = ports.find(nexus.targetPortName());
+            all.add(new SrpFabric.ChannelTraffic(target == null ? nexus.targetPortName() : target.name(),
+                    nexus.initiatorPortName(), portalName, c.cmId().remoteAddress(),
+                    c.commands().counters()));
+        }
+        return all;
     }
 
     /** Logs every channel out (SRP_T_LOGOUT, then the disconnect). */
@@ -158,7 +180,7 @@ public final class SrpListener implements CmEventHandler {
                     limits.sendDepth() + limits.dataDepth(), limits.receiveDepth()); // receives before the accept
             qp = queues.qp();
             channel = new SrpChannel(qp, queues.cq(), poller, id, loop, memory, limits, itIuLength, immediateOffset, nexus,
-                    target.core(), this::channelEnded);
+                    target.core(), this::channelEnded, portalCounters);
         } catch (RdmaException ex) {
             refuse(id, request.tag(), SrpLoginReject.INSUFFICIENT_CHANNEL_RESOURCES, ex.getMessage());
             return;

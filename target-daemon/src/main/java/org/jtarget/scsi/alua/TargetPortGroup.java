@@ -52,6 +52,11 @@ public record TargetPortGroup(int id, AluaState state, boolean preferred, int st
         return relativeTargetPorts[i];
     }
 
+    /** This group with PREF = {@code newPreferred}. */
+    TargetPortGroup withPreferred(boolean newPreferred) {
+        return new TargetPortGroup(id, state, newPreferred, statusCode, relativeTargetPorts);
+    }
+
     /** This group in {@code newState}, with the status code saying how it got there. */
     TargetPortGroup withState(AluaState newState, int newStatusCode) {
         return new TargetPortGroup(id, newState, preferred, newStatusCode, relativeTargetPorts);

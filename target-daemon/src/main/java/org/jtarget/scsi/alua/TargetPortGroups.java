@@ -105,6 +105,44 @@ public final class TargetPortGroups {
     }
 
     /**
+     * Makes the groups exactly {@code wanted}'s ids (a reload changed the portals of the target):
+     * a group not wanted goes, a wanted one that is missing is added as given; a group kept keeps
+     * its state and PREF, which only {@link #changeState} and {@link #changePreferred} change.
+     *
+     * @return true if a group was added or removed
+     */
+    public synchronized boolean retainExactly(List<TargetPortGroup> wanted) {
+        java.util.Map<Integer, TargetPortGroup> next = new java.util.TreeMap<>();
+        for (TargetPortGroup w : wanted) {
+            TargetPortGroup kept = group(w.id());
+            next.put(w.id(), kept != null ? kept : w);
+        }
+        if (next.size() == groups.length && java.util.Arrays.stream(groups).allMatch(g -> next.containsKey(g.id()))) {
+            return false;
+        }
+        publish(next.values().toArray(new TargetPortGroup[0]));
+        return true;
+    }
+
+    /**
+     * Sets the PREF bit of group {@code id} (SPC-4 6.27): a hint to initiators, not an access
+     * state, so no state changes and nobody is told.
+     *
+     * @return false if there is no group {@code id}
+     */
+    public synchronized boolean changePreferred(int id, boolean preferred) {
+        TargetPortGroup[] g = groups.clone();
+        for (int i = 0; i < g.length; i++) {
+            if (g[i].id() == id) {
+                g[i] = g[i].withPreferred(preferred);
+                publish(g);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Moves group {@code id} to {@code state} (SPC-4 5.15.2.5: immediately, no transitioning
      * state in between). A change to the state it already has changes nothing and tells nobody.
      *

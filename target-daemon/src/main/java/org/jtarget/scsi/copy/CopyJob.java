@@ -6,6 +6,7 @@ import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.lun.LbaRangeLock;
 import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.LogicalUnitRegistry;
+import org.jtarget.scsi.lun.WorkProgress;
 import org.jtarget.scsi.sense.SenseReason;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +46,8 @@ final class CopyJob implements Runnable {
     private final CopyResults.Entry entry;
     private final LbaRangeLock.Holder first = new LbaRangeLock.Holder(this::granted);
     private final LbaRangeLock.Holder second = new LbaRangeLock.Holder(this::granted);
+    /** What {@code GET /api/v1/tasks} shows of the copy, on the LU the command was sent to. */
+    private final WorkProgress progress;
 
     private int stage = NEXT;
     private int segmentIndex;
@@ -69,6 +72,15 @@ final class CopyJob implements Runnable {
         this.registry = registry;
         this.results = results;
         this.entry = entry;
+        this.progress = ctx.lu().beginWork("extended-copy", totalBytes(list));
+    }
+
+    private static long totalBytes(CopyParameterList list) {
+        long bytes = 0;
+        for (Segment s : list.segments) {
+            bytes += s.blocks() * list.lu(s.sourceIndex()).blockSize();
+        }
+        return bytes;
     }
 
     /** Starts the copy on an I/O executor; returns at once. */
@@ -192,6 +204,7 @@ final class CopyJob implements Runnable {
             releaseLocks();
         }
         doneInSegment += chunkBlocks;
+        progress.advance(bytes);
         results.progress(entry, 0, bytes);
     }
 
@@ -207,6 +220,7 @@ final class CopyJob implements Runnable {
     /** Ends the command: null for success (or abort), else the reason for CHECK CONDITION. */
     private void end(SenseReason reason) {
         releaseLocks();
+        ctx.lu().endWork(progress);
         boolean good = reason == null && !ctx.cmd().isAborted();
         results.finish(entry, good);
         if (reason != null) {

@@ -15,6 +15,9 @@ import org.jtarget.scsi.ua.UnitAttentions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -45,6 +48,7 @@ public final class LogicalUnit {
     private final MediumState medium = new MediumState();
     private final LuStatistics statistics = new LuStatistics();
     private final CopyResults copyResults = new CopyResults();
+    private final Set<WorkProgress> work = ConcurrentHashMap.newKeySet();
     private final String targetName;
     /** Set when the LU leaves its target's LUN table (TargetRegistry.removeLun). */
     private volatile boolean removed;
@@ -150,6 +154,25 @@ public final class LogicalUnit {
 
     /** What the LU has done: commands, bytes, latency, failures (for the metrics endpoint). */
     public LuStatistics statistics() { return statistics; }
+    /**
+     * Starts showing a long operation (SANITIZE, EXTENDED COPY) in {@link #work()}; the caller
+     * moves it on and ends it with {@link #endWork} however the operation ends.
+     */
+    public WorkProgress beginWork(String kind, long totalBytes) {
+        WorkProgress w = new WorkProgress(kind, totalBytes, System.nanoTime());
+        work.add(w);
+        return w;
+    }
+
+    public void endWork(WorkProgress w) {
+        work.remove(w);
+    }
+
+    /** The long operations running on this LU now. */
+    public List<WorkProgress> work() {
+        return List.copyOf(work);
+    }
+
     /** Status of recent EXTENDED COPY commands per I_T nexus (RECEIVE COPY RESULTS, SPC-4 6.18). */
     public CopyResults copyResults() { return copyResults; }
     /** Orders COMPARE AND WRITE / ORWRITE against other commands on overlapping LBAs. */

@@ -245,6 +245,25 @@ public final class TargetRegistry {
         listeners.forEach(l -> l.aclChanged(t, acl));
     }
 
+    /**
+     * Replaces what fabrics read at login for a live target: the portals it is reachable through
+     * and its fabric settings (iSCSI alias and CHAP). One volatile write swaps the target map, so
+     * a login sees the old settings or the new ones, never a mix; sessions already logged in keep
+     * running (they hold the core, not these settings).
+     *
+     * @return the target as it now is
+     * @throws IllegalArgumentException if there is no such target
+     */
+    public synchronized Target changeSettings(String targetName, List<String> portalNames,
+                                              Map<Class<?>, Object> fabricSettings) {
+        Target old = existing(targetName);
+        Target t = new Target(old.name(), old.core(), portalNames, fabricSettings);
+        Map<String, Target> next = new LinkedHashMap<>(targets);
+        next.put(t.name(), t);
+        targets = java.util.Collections.unmodifiableMap(next);
+        return t;
+    }
+
     private Target existing(String targetName) {
         Target t = target(targetName);
         if (t == null) {

@@ -7,6 +7,7 @@ import org.jtarget.scsi.dispatch.CommandContext;
 import org.jtarget.scsi.dispatch.CommandHandler;
 import org.jtarget.scsi.lun.LogicalUnit;
 import org.jtarget.scsi.lun.MediumState;
+import org.jtarget.scsi.lun.WorkProgress;
 import org.jtarget.scsi.sense.SenseBuilder;
 import org.jtarget.scsi.sense.SenseReason;
 import org.slf4j.Logger;
@@ -221,6 +222,8 @@ public final class SbcSanitize implements CommandHandler {
         private CommandContext command;
         private long startNanos;
         private long bytesWritten;
+        /** What {@code GET /api/v1/tasks} shows of the operation while it runs. */
+        private WorkProgress progress;
 
         Job(LogicalUnit lu, ByteBuf plain, ByteBuf inverted, int passes, boolean ause, boolean crypto) {
             this.lu = lu;
@@ -252,6 +255,7 @@ public final class SbcSanitize implements CommandHandler {
         /** @return true if the operation completed without error */
         boolean runToEnd() {
             boolean ok = false;
+            progress = lu.beginWork(kind(), totalBytes());
             try {
                 startNanos = System.nanoTime();
                 if (crypto) {
@@ -271,9 +275,20 @@ public final class SbcSanitize implements CommandHandler {
                 Thread.currentThread().interrupt();
             } finally {
                 release();
+                lu.endWork(progress);
                 lu.medium().endSanitize(ok, ause);
             }
             return ok;
+        }
+
+        private String kind() {
+            return crypto ? "sanitize-crypto-erase" : plain == null ? "sanitize-block-erase" : "sanitize-overwrite";
+        }
+
+        /** The bytes the operation writes or deallocates (a crypto erase's new key itself: none). */
+        private long totalBytes() {
+            long bytes = lu.blockCount() * lu.blockSize();
+            return plain != null ? passes * bytes : crypto && !lu.store().supportsUnmap() ? 0 : bytes;
         }
 
         /**
@@ -292,7 +307,9 @@ public final class SbcSanitize implements CommandHandler {
             long total = lu.blockCount();
             long step = Math.max(1, (long) CHUNK_BYTES * 64 / lu.blockSize());
             for (long done = 0; done < total; done += step) {
-                lu.store().unmap(done, Math.min(step, total - done));
+                long n = Math.min(step, total - done);
+                lu.store().unmap(done, n);
+                progress.advance(n * lu.blockSize());
                 lu.medium().sanitizeProgress(done, total);
                 endAbortedCommand();
             }
@@ -308,6 +325,7 @@ public final class SbcSanitize implements CommandHandler {
                 for (long done = 0; done < total; done += chunkBlocks) {
                     int n = (int) Math.min(chunkBlocks, total - done);
                     lu.store().write(done, src.slice(src.readerIndex(), n * lu.blockSize()), fua);
+                    progress.advance((long) n * lu.blockSize());
                     lu.medium().sanitizeProgress(pass * total + done, passes * total);
                     endAbortedCommand();
                     pace((long) n * lu.blockSize());

@@ -184,13 +184,59 @@ class ManagementApiTest {
             assertThat(s.get("isid").asText()).isEqualTo("0x800013370001");
             assertThat(s.get("connections").get(0).get("peer").asText()).startsWith("127.0.0.1:");
             assertThat(s.get("parameters").get("HeaderDigest").asText()).isEqualTo("None");
+            assertThat(s.get("portal").asText()).isEqualTo("default");
             assertThat(get("targets").get(0).get("sessions").asInt()).isEqualTo(1);
+
+            assertThat(initiator.write(0, 0, 512, new byte[4096])).as("LUN 0 is read-only to this initiator").isEqualTo(2);
+            assertThat(initiator.read(0, 0, 512, new byte[4096])).isZero();
+            assertThat(initiator.read(0, 8, 512, new byte[1024])).isZero();
+            JsonNode carried = get("sessions").get(0);
+            assertThat(carried.get("commands").toString()).isEqualTo("{\"read\":2,\"write\":1,\"other\":0}");
+            assertThat(carried.get("dataBytes").toString()).isEqualTo("{\"read\":5120,\"write\":0}");
+            assertThat(carried.get("failedCommands").asLong()).isEqualTo(1);
 
             ApiClient.Response kicked = client.send("DELETE", "sessions/" + s.get("id").asInt(), null);
             assertThat(kicked.status()).as(kicked.body()).isEqualTo(200);
             assertThat(JSON.readTree(kicked.body()).get("ended").asText())
                     .as("this initiator ignores the logout request: closed after the grace").isEqualTo("closed");
             assertThat(get("sessions")).isEmpty();
+        }
+    }
+
+    /** SANITIZE with IMMED = 1, OVERWRITE one pass of a 4-byte pattern (SBC-4 5.30): its CDB and parameter list. */
+    static final byte[] SANITIZE_OVERWRITE_IMMED = {0x48, (byte) 0x81, 0, 0, 0, 0, 0, 0, 8, 0};
+    static final byte[] ONE_PASS_OF_A5 = {0x01, 0, 0, 4, (byte) 0xA5, (byte) 0xA5, (byte) 0xA5, (byte) 0xA5};
+
+    @Test
+    void aRunningSanitizeIsATaskWithItsProgressUntilItEnds() throws Exception {
+        assertThat(get("tasks")).isEmpty();
+        daemon.close();
+        // 2 MiB at 1 MiB/s: two chunks of 1 MiB, a second apart
+        daemon = RunningDaemon.start(configFile, yaml(port, dir.resolve("api.sock"), ", {lun: 1, backstore: ram1}")
+                .replace("daemon: {", "daemon: { sanitize-rate: 1MiB,"));
+        try (RawIscsiClient initiator = new RawIscsiClient(new InetSocketAddress("127.0.0.1", port))) {
+            initiator.login(INITIATOR, T);
+            assertThat(initiator.dataOut(1, SANITIZE_OVERWRITE_IMMED, ONE_PASS_OF_A5)).isZero();
+            JsonNode tasks = get("tasks");
+            assertThat(tasks).hasSize(1);
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (tasks.get(0).get("doneBytes").asLong() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20); // the job starts on the LU's I/O thread
+                tasks = get("tasks");
+            }
+            JsonNode task = tasks.get(0);
+            assertThat(task.get("kind").asText()).isEqualTo("sanitize-overwrite");
+            assertThat(task.get("target").asText()).isEqualTo(T);
+            assertThat(task.get("lun").asInt()).isEqualTo(1);
+            assertThat(task.get("totalBytes").asLong()).isEqualTo(2L << 20);
+            assertThat(task.get("doneBytes").asLong()).as("the first chunk, the second waits for the rate").isEqualTo(1L << 20);
+            assertThat(task.get("percent").asDouble()).isEqualTo(50.0);
+            assertThat(task.get("bytesPerSecond").asLong()).isPositive();
+            assertThat(task.get("secondsLeft").isIntegralNumber()).as(task.toString()).isTrue();
+            while (!get("tasks").isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertThat(get("tasks")).as("ended: no longer listed").isEmpty();
         }
     }
 
@@ -326,6 +372,48 @@ class ManagementApiTest {
         assertThat(daemon.runtime.state().targets().target(T).core().acl().initiators()).containsExactly(other);
         refusedWith("DELETE", "targets/" + T + "/acl/" + other, null, 409, "edit-refused");
         refusedWith("DELETE", "targets/" + T + "/acl/" + INITIATOR, null, 409, "edit-refused");
+    }
+
+    @Test
+    void aPortGroupsAluaStateIsSetLiveAndSaveWritesItToTheFile() throws Exception {
+        String before = Files.readString(configFile);
+        ApiClient.Response set = send("PUT", "alua/1", "{\"state\": \"standby\", \"preferred\": true}");
+        assertThat(set.status()).as(set.body()).isEqualTo(200);
+        JsonNode answer = JSON.readTree(set.body());
+        assertThat(answer.get("note").asText()).contains("config file is unchanged");
+        assertThat(answer.get("portals").toString()).isEqualTo("[\"default\"]");
+        assertThat(answer.get("targets").get(0).get("iqn").asText()).isEqualTo(T);
+        assertThat(answer.get("targets").get(0).get("state").asText()).isEqualTo("standby");
+        assertThat(answer.get("targets").get(0).get("preferred").asBoolean()).isTrue();
+        assertThat(get("alua").get(0).get("groups").get(0).get("state").asText()).isEqualTo("standby");
+        assertThat(daemon.runtime.state().targets().target(T).core().portGroups().stateOf(1))
+                .isEqualTo(org.jtarget.scsi.alua.AluaState.STANDBY);
+        assertThat(Files.readString(configFile)).as("not saved yet").isEqualTo(before);
+
+        assertThat(send("PUT", "alua/1", "{\"state\": \"active-non-optimized\"}").status()).isEqualTo(200);
+        assertThat(get("alua").get(0).get("groups").get(0).get("preferred").asBoolean()).as("left out: kept").isTrue();
+
+        assertThat(send("POST", "save", null).status()).isEqualTo(200);
+        var written = ConfigLoader.load(configFile);
+        assertThat(written.portals()).isEqualTo(daemon.runtime.state().config().portals());
+        assertThat(written.portals().get(0).aluaState()).isEqualTo(org.jtarget.config.AluaSetting.ACTIVE_NON_OPTIMIZED);
+        assertThat(written.portals().get(0).aluaPreferred()).isTrue();
+    }
+
+    @Test
+    void aBadAluaRequestIsRefusedNamingTheField() throws Exception {
+        refusedWith("PUT", "alua/9", "{\"state\": \"standby\"}", 404, "not-found");
+        refusedWith("PUT", "alua/one", "{\"state\": \"standby\"}", 400, "bad-request");
+        assertThat(refusedWith("PUT", "alua/1", "{\"state\": \"sideways\"}", 400, "bad-request").get("message")
+                .asText()).startsWith("state: expected one of [active-optimized, active-non-optimized, standby, "
+                + "unavailable], got 'sideways'");
+        assertThat(refusedWith("PUT", "alua/1", "{\"state\": \"standby\", \"preferred\": \"yes\"}", 400,
+                "bad-request").get("message").asText()).startsWith("preferred: expected true or false");
+        assertThat(refusedWith("PUT", "alua/1", "{\"preferred\": true}", 400, "bad-request").get("message").asText())
+                .startsWith("state: missing");
+        refusedWith("PUT", "alua/1", "{\"state\": \"standby\", \"tag\": 1}", 400, "bad-request");
+        assertThat(get("alua").get(0).get("groups").get(0).get("state").asText()).as("nothing changed")
+                .isEqualTo("active-optimized");
     }
 
     private JsonNode refusedWith(String method, String path, String body, int status, String code) throws IOException {

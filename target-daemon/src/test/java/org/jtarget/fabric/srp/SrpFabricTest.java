@@ -24,9 +24,11 @@ import org.jtarget.rdma.loopback.HeldReads;
 import org.jtarget.rdma.loopback.LoopbackDevice;
 import org.jtarget.scsi.alua.TargetPortGroups;
 import org.jtarget.scsi.lun.LogicalUnitDefinition;
+import org.jtarget.scsi.lun.LuStatistics;
 import org.jtarget.scsi.lun.NodeAcl;
 import org.jtarget.scsi.lun.ScsiTargetCore;
 import org.jtarget.scsi.lun.TargetRegistry;
+import org.jtarget.scsi.lun.TransferCounters;
 import org.jtarget.scsi.spi.ScsiStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -186,6 +188,18 @@ class SrpFabricTest {
                 .isEqualTo(initiator.memory.slice(SrpTestInitiator.WRITE_AREA, n / 2));
         assertThat(initiator.memory.slice(SrpTestInitiator.READ_AREA, n / 2))
                 .isEqualTo(initiator.memory.slice(SrpTestInitiator.WRITE_AREA + n / 2, n / 2));
+
+        SrpFabric.ChannelTraffic channel = fabric.channelTraffic().getFirst();
+        assertThat(channel.target()).isEqualTo(TARGET);
+        assertThat(channel.portal()).isEqualTo("srp");
+        for (TransferCounters c : List.of(channel.counters(), fabric.portalTraffic().get("srp"))) {
+            assertThat(c.commands(LuStatistics.Op.WRITE)).isEqualTo(1);
+            assertThat(c.bytes(LuStatistics.Op.WRITE)).isEqualTo(n);
+            assertThat(c.commands(LuStatistics.Op.READ)).isEqualTo(1);
+            assertThat(c.bytes(LuStatistics.Op.READ)).isEqualTo(n);
+            assertThat(c.commands(LuStatistics.Op.OTHER)).as("the login's TEST UNIT READY").isEqualTo(1);
+            assertThat(c.failed()).isZero();
+        }
     }
 
     /**

@@ -5,11 +5,15 @@ import org.jtarget.scsi.lun.CoreHarness.Result;
 import org.jtarget.scsi.lun.LogicalUnitDefinition;
 import org.jtarget.scsi.lun.LogicalUnitRegistry;
 import org.jtarget.scsi.lun.TestStore;
+import org.jtarget.scsi.lun.WorkProgress;
 import org.jtarget.scsi.pr.ReservationRule;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.ScsiStatus;
 import org.junit.jupiter.api.Test;
 
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -251,5 +255,28 @@ class SpcExtendedCopyTest {
         Result r = xcopy(new XcopyLists().cscd(naa(0), BS).cscd(naa(1), BS).segment(0, 1, 1, 0, 1).build());
         assertSense(r, 0xA, 0, 0);
         assertThat(h.core.logicalUnit(1).rangeLock().heldCount()).isZero();
+    }
+
+    @Test
+    void aRunningCopyShowsItsProgressOnTheLuItWasSentTo() {
+        List<WorkProgress.Snapshot> seen = new ArrayList<>();
+        TestStore destination = new TestStore(BS, BLOCKS, true, false, 0, "hooked") {
+            @Override
+            public void write(long lba, ByteBuf src, boolean fua) throws IOException {
+                super.write(lba, src, fua);
+                h.core.logicalUnit(0).work().forEach(w -> seen.add(w.snapshot(System.nanoTime())));
+            }
+        };
+        CoreHarness other = new CoreHarness("iqn.t3", List.of(new LogicalUnitDefinition(0, destination, false, false)),
+                null, registry);
+        Result r = xcopy(new XcopyLists().cscd(naa(0), BS).cscd(other.core.logicalUnit(0).identity().naa(), BS)
+                .segment(0, 1, 3000, 0, 0).build());
+        assertThat(r.status()).isEqualTo(ScsiStatus.GOOD);
+        // each reading is taken as a chunk's write returns, before the job counts it
+        assertThat(seen).extracting(WorkProgress.Snapshot::kind).containsOnly("extended-copy");
+        assertThat(seen).extracting(WorkProgress.Snapshot::totalBytes).containsOnly(3000L * BS);
+        assertThat(seen).extracting(WorkProgress.Snapshot::doneBytes).containsExactly(0L, 2048L * BS);
+        assertThat(h.core.logicalUnit(0).work()).as("ended: no longer listed").isEmpty();
+        assertThat(other.core.logicalUnit(0).work()).as("the destination's target ran no command").isEmpty();
     }
 }

@@ -3,10 +3,12 @@ package org.jtarget.scsi.sbc;
 import org.jtarget.scsi.lun.CoreHarness;
 import org.jtarget.scsi.lun.CoreHarness.Result;
 import org.jtarget.scsi.lun.TestStore;
+import org.jtarget.scsi.lun.WorkProgress;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.ScsiStatus;
 import org.jtarget.scsi.spi.TmfRequest;
 import org.junit.jupiter.api.Test;
+import io.netty.buffer.ByteBuf;
 
 import io.netty.buffer.PooledByteBufAllocator;
 import org.jtarget.backstore.crypt.EncryptingBackstore;
@@ -18,6 +20,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -282,5 +285,46 @@ class SbcSanitizeTest {
         byte[] b1 = of(0x12, 0x01, 0xB1, 0, 0xFF, 0);
         assertThat(enc.run(b1).dataIn()[7] & 0x30).isEqualTo(0x10);
         assertThat(plain.run(b1).dataIn()[7] & 0x30).isZero();
+    }
+
+    @Test
+    void aRunningOverwriteShowsItsProgressAsWorkOfItsLuUntilItEnds() {
+        List<WorkProgress.Snapshot> seen = new ArrayList<>();
+        CoreHarness[] h = new CoreHarness[1];
+        TestStore store = new TestStore(512, 4096, false, false) { // 2 MiB: two 1 MiB chunks a pass
+            @Override
+            public void write(long lba, ByteBuf src, boolean fua) throws IOException {
+                super.write(lba, src, fua);
+                h[0].core.logicalUnit(0).work().forEach(w -> seen.add(w.snapshot(System.nanoTime())));
+            }
+        };
+        h[0] = CoreHarness.of(store, false);
+        assertThat(h[0].run(sanitize(0x01, 8), 8, overwriteList(2, 4, 0xAA)).status()).isEqualTo(ScsiStatus.GOOD);
+        // each reading is taken as a chunk's write returns, before the job counts it
+        assertThat(seen).extracting(WorkProgress.Snapshot::kind).containsOnly("sanitize-overwrite");
+        assertThat(seen).extracting(WorkProgress.Snapshot::totalBytes).containsOnly(4L << 20); // two passes
+        assertThat(seen).extracting(WorkProgress.Snapshot::doneBytes).containsExactly(0L, 1L << 20, 2L << 20, 3L << 20);
+        assertThat(seen).extracting(WorkProgress.Snapshot::percent).containsExactly(0.0, 25.0, 50.0, 75.0);
+        assertThat(h[0].core.logicalUnit(0).work()).as("ended: no longer listed").isEmpty();
+    }
+
+    @Test
+    void blockEraseCountsTheBytesItDeallocates() {
+        List<WorkProgress.Snapshot> seen = new ArrayList<>();
+        CoreHarness[] h = new CoreHarness[1];
+        TestStore store = new TestStore(512, 64, false, true) {
+            @Override
+            public void unmap(long lba, long blocks) throws IOException {
+                super.unmap(lba, blocks);
+                h[0].core.logicalUnit(0).work().forEach(w -> seen.add(w.snapshot(System.nanoTime())));
+            }
+        };
+        h[0] = CoreHarness.of(store, false);
+        assertThat(h[0].run(sanitize(0x02, 0), 0, null).status()).isEqualTo(ScsiStatus.GOOD);
+        assertThat(seen).singleElement().satisfies(w -> {
+            assertThat(w.kind()).isEqualTo("sanitize-block-erase");
+            assertThat(w.totalBytes()).isEqualTo(64 * 512);
+        });
+        assertThat(h[0].core.logicalUnit(0).work()).isEmpty();
     }
 }

@@ -79,6 +79,19 @@ public final class IscsiRdmaFabric implements AutoCloseable {
     }
 
     /**
+     * Stops listening for iSER on {@code portal} (a reload removed it); its connections stay.
+     *
+     * @return false if nothing listened there
+     */
+    public synchronized boolean unbind(IscsiPortalDefinition portal) {
+        boolean stopped = rdma.stopListening(new InetSocketAddress(portal.host(), portal.port()));
+        if (stopped) {
+            LOG.info("portal {} no longer listening for iSER on {}:{}", portal.name(), portal.host(), portal.port());
+        }
+        return stopped;
+    }
+
+    /**
      * The login settings of iSER connections: the target declares TargetRecvDataSegmentLength
      * 8192 (what Linux isert declares and sizes its receives for, ISER_RECV_DATA_SEG_LEN), so that
      * a receive ring of a command window's depth stays small; data moves by RDMA anyway, and only

@@ -18,6 +18,7 @@ import org.jtarget.fabric.iscsi.pdu.RejectReason;
 import org.jtarget.fabric.iscsi.spi.IscsiEngine;
 import org.jtarget.fabric.iscsi.spi.IscsiTransport;
 import org.jtarget.fabric.iscsi.spi.TaskTransfer;
+import org.jtarget.scsi.lun.TransferCounters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,7 @@ public final class IscsiConnection implements IscsiEngine {
 
     private final IscsiTransport transport;
     private final LoginPhase login;
+    private final TransferCounters portalCounters;
     private volatile IscsiSession session;
     private NegotiatedParameters params;
     private TaskSequencer tasks;
@@ -64,6 +66,7 @@ public final class IscsiConnection implements IscsiEngine {
                            Collection<IscsiTargetDefinition> targets, LoginSettings loginSettings,
                            ConnectionSettings connectionSettings) {
         this.transport = transport;
+        this.portalCounters = registry.portalTraffic(portal).counters();
         this.login = new LoginPhase(this, registry, portal, targets, loginSettings, connectionSettings);
     }
 
@@ -409,6 +412,9 @@ public final class IscsiConnection implements IscsiEngine {
     public NegotiatedParameters parameters() { return params; }
     IscsiSession session() { return session; }
     IscsiTransport transport() { return transport; }
+
+    /** What the connections of this one's portal carried. */
+    TransferCounters portalCounters() { return portalCounters; }
     LoginContext loginContext() { return login.context(); }
     ByteBufAllocator alloc() { return transport.alloc(); }
     EventExecutor sessionLoop() { return session.loop(); }

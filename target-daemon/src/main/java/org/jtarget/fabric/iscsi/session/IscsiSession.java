@@ -5,6 +5,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import org.jtarget.fabric.iscsi.IscsiTargetDefinition;
 import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
+import org.jtarget.scsi.lun.TransferCounters;
 import org.jtarget.scsi.spi.ITNexus;
 import org.jtarget.scsi.spi.ProtocolId;
 import org.jtarget.scsi.spi.TargetCore;
@@ -34,7 +35,9 @@ public final class IscsiSession {
     private final NegotiatedParameters parameters;
     private final long isid;
     private final int tsih;
+    private final String portal;
     private final ITNexus nexus;
+    private final TransferCounters counters = new TransferCounters();
     private final EventExecutor loop;
     private final CmdSnWindow<QueuedCommand> window;
     private final List<IscsiConnection> connections = new ArrayList<>(2);
@@ -47,8 +50,9 @@ public final class IscsiSession {
     }
 
     IscsiSession(SessionRegistry registry, IscsiTargetDefinition target, NegotiatedParameters parameters, long isid,
-                 int tsih, int portalGroupTag, int expCmdSn, int commandWindow, EventExecutor loop) {
+                 int tsih, String portal, int portalGroupTag, int expCmdSn, int commandWindow, EventExecutor loop) {
         this.registry = registry;
+        this.portal = portal;
         this.target = target;
         this.parameters = parameters;
         this.isid = isid;
@@ -71,6 +75,10 @@ public final class IscsiSession {
     public NegotiatedParameters parameters() { return parameters; }
     public long isid() { return isid; }
     public int tsih() { return tsih; }
+    /** The config name of the portal the session logged in through (its leading connection's). */
+    public String portal() { return portal; }
+    /** What the session's connections carried: commands, data bytes, failures. */
+    public TransferCounters counters() { return counters; }
     /** The I_T nexus, or null for a discovery session. */
     public ITNexus nexus() { return nexus; }
     /** The event loop that owns this session's state. */
@@ -161,8 +169,11 @@ public final class IscsiSession {
         return answer;
     }
 
-    /** "host:port" ("[v6]:port") for an IP address, without InetSocketAddress's "/" in front. */
-    private static String hostPort(java.net.SocketAddress address) {
+    /**
+     * "host:port" ("[v6]:port") for an IP address, without InetSocketAddress's "/" in front (the
+     * metrics endpoint writes SRP channels' peers the same way).
+     */
+    public static String hostPort(java.net.SocketAddress address) {
         if (address instanceof java.net.InetSocketAddress ip && ip.getAddress() != null) {
             String host = ip.getAddress().getHostAddress();
             return (host.contains(":") ? "[" + host + "]" : host) + ":" + ip.getPort();

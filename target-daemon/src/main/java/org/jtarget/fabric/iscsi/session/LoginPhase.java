@@ -173,7 +173,7 @@ final class LoginPhase {
         int tsih = registry.allocateTsih();
         IscsiTargetDefinition target = outcome.parameters().discovery() ? null : outcome.target();
         IscsiSession s = new IscsiSession(registry, target, outcome.parameters(), outcome.isid(), tsih,
-                portal.portalGroupTag(), outcome.expCmdSn(), loginSettings.commandWindow(), transport.executor());
+                portal.name(), portal.portalGroupTag(), outcome.expCmdSn(), loginSettings.commandWindow(), transport.executor());
         registry.register(s);
         return s;
     }

@@ -1,9 +1,13 @@
 package org.jtarget.fabric.iscsi.session;
 
+import org.jtarget.fabric.iscsi.IscsiPortalDefinition;
+import org.jtarget.scsi.lun.TransferCounters;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Every live session of the fabric, by TSIH, shared by all connections of all portals (hence
@@ -15,10 +19,56 @@ public final class SessionRegistry {
     private final Map<Integer, IscsiSession> byTsih = new HashMap<>();
     private int nextTsih = 1;
     private final LoginStatistics logins = new LoginStatistics();
+    private final Map<String, PortalTraffic> portals = new ConcurrentHashMap<>();
+
+    /**
+     * What the sessions carried through one portal since the daemon started.
+     *
+     * @param portal    the portal's config name
+     * @param transport {@code tcp} or {@code iser}
+     */
+    public record PortalTraffic(String portal, String transport, TransferCounters counters) {
+    }
 
     /** The logins this fabric answered. */
     public LoginStatistics logins() {
         return logins;
+    }
+
+    /**
+     * What one live normal session carried, with what identifies it.
+     *
+     * @param tsih   the session's TSIH, also its id in the management API
+     * @param portal the portal it logged in through
+     */
+    public record SessionTraffic(String target, String initiator, long isid, int tsih, String portal,
+                                 TransferCounters counters) {
+    }
+
+    /** Every live normal session's counters (discovery sessions carry no SCSI commands). */
+    public synchronized List<SessionTraffic> sessionTraffic() {
+        List<SessionTraffic> all = new ArrayList<>();
+        for (IscsiSession s : byTsih.values()) {
+            if (s != null && !s.ended() && !s.discovery()) {
+                all.add(new SessionTraffic(s.target().name(), s.parameters().initiatorName(), s.isid(), s.tsih(),
+                        s.portal(), s.counters()));
+            }
+        }
+        return all;
+    }
+
+    /**
+     * The counters of a portal, made at its first connection (never per I/O). They outlive a
+     * portal that a reload removes, as counters should; portals are few, named by the config.
+     */
+    PortalTraffic portalTraffic(IscsiPortalDefinition portal) {
+        return portals.computeIfAbsent(portal.name(),
+                name -> new PortalTraffic(name, portal.rdma() ? "iser" : "tcp", new TransferCounters()));
+    }
+
+    /** Every portal that has had a connection, by name. */
+    public List<PortalTraffic> portalTraffic() {
+        return portals.values().stream().sorted(java.util.Comparator.comparing(PortalTraffic::portal)).toList();
     }
 
     /** Sessions in the full feature phase now, per target name ("" for discovery sessions). */

@@ -1,9 +1,11 @@
 package org.jtarget.fabric.iscsi.session;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.EventExecutor;
 import org.jtarget.fabric.iscsi.login.NegotiatedParameters;
 import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
+import org.jtarget.scsi.lun.TransferCounters;
 import org.jtarget.scsi.spi.FabricOps;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.TmfRequest;
@@ -106,12 +108,25 @@ final class TaskSequencer implements FabricOps {
 
     @Override
     public void queueDataIn(ScsiCommand cmd) {
+        ByteBuf dataIn = cmd.dataIn();
+        count(cmd, dataIn == null ? 0 : Math.min(cmd.expectedDataTransferLength(), dataIn.readableBytes()));
         responses.queueDataIn(cmd);
     }
 
     @Override
     public void queueStatus(ScsiCommand cmd) {
+        count(cmd, TransferCounters.dataOutBytes(cmd));
         responses.queueStatus(cmd);
+    }
+
+    /**
+     * Counts a command whose status goes to the initiator now, for its session and its
+     * connection's portal (aborted tasks end without status and, as in the LU's statistics, are
+     * not counted). {@code transferred}: the data bytes that crossed the wire (at most the EDTL).
+     */
+    private void count(ScsiCommand cmd, long transferred) {
+        session.counters().record(cmd, transferred);
+        connection.portalCounters().record(cmd, transferred);
     }
 
     @Override

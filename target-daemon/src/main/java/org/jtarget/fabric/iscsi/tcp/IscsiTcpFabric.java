@@ -78,7 +78,14 @@ public final class IscsiTcpFabric {
     private final SessionRegistry registry = new SessionRegistry();
     /** The bound portals by name (SendTargets lists a target's portals from here). */
     private final Map<String, IscsiPortalDefinition> portals = new ConcurrentHashMap<>();
+    /**
+     * Every portal served now, TCP or another transport's: during a reload a kept name may be
+     * served at its old and its new address for a moment, and either may go first.
+     */
+    private final java.util.Set<IscsiPortalDefinition> served = ConcurrentHashMap.newKeySet();
     private final ChannelGroup listeners = new DefaultChannelGroup("iscsi-portals", GlobalEventExecutor.INSTANCE);
+    /** The listening channel of each bound TCP portal (a reload closes one by its definition). */
+    private final Map<IscsiPortalDefinition, Channel> listenerOf = new ConcurrentHashMap<>();
     private final ChannelGroup connections = new DefaultChannelGroup("iscsi-connections", GlobalEventExecutor.INSTANCE);
 
     public IscsiTcpFabric(BufferPool pool, EventLoopGroup bossGroup, EventLoopGroup workerGroup,
@@ -121,8 +128,23 @@ public final class IscsiTcpFabric {
      * those targets is what that transport's logins look up.
      */
     public Collection<IscsiTargetDefinition> servedThrough(IscsiPortalDefinition portal) {
+        served.add(portal);
         portals.put(portal.name(), portal);
         return new ServedTargets(portal);
+    }
+
+    /** Undoes {@link #servedThrough}: SendTargets no longer lists {@code portal} (its transport stopped listening). */
+    public void noLongerServedThrough(IscsiPortalDefinition portal) {
+        forget(portal);
+    }
+
+    /** {@code portal} is served no more; SendTargets lists its name's other definition, if one is still served. */
+    private void forget(IscsiPortalDefinition portal) {
+        served.remove(portal);
+        if (portals.remove(portal.name(), portal)) {
+            served.stream().filter(p -> p.name().equals(portal.name())).findFirst()
+                    .ifPresent(p -> portals.putIfAbsent(p.name(), p));
+        }
     }
 
     /** The live sessions of this fabric (for status output). */
@@ -137,7 +159,8 @@ public final class IscsiTcpFabric {
      * @throws IOException   for any other failure to bind
      */
     public void bind(IscsiPortalDefinition portal) throws IOException {
-        portals.put(portal.name(), portal);
+        IscsiPortalDefinition previous = portals.put(portal.name(), portal);
+        served.add(portal);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
                 .channel(serverChannelClass())
@@ -151,7 +174,7 @@ public final class IscsiTcpFabric {
                 .childHandler(initializer(portal, new ServedTargets(portal)));
         ChannelFuture bound = bootstrap.bind(portal.host(), portal.port()).awaitUninterruptibly();
         if (!bound.isSuccess()) {
-            portals.remove(portal.name());
+            restore(portal, previous);
             Throwable cause = bound.cause();
             if (cause instanceof BindException be) {
                 throw be;
@@ -162,7 +185,37 @@ public final class IscsiTcpFabric {
             throw be;
         }
         listeners.add(bound.channel());
+        listenerOf.put(portal, bound.channel());
         LOG.info("portal {} listening on {}:{}", portal.name(), portal.host(), portal.port());
+    }
+
+    private void restore(IscsiPortalDefinition failed, IscsiPortalDefinition previous) {
+        served.remove(failed);
+        if (previous == null) {
+            portals.remove(failed.name(), failed);
+        } else {
+            portals.replace(failed.name(), failed, previous);
+        }
+    }
+
+    /**
+     * Stops listening on a portal bound by {@link #bind} (a reload removed it): no new connection
+     * is accepted there and SendTargets stops listing it. Connections already made through it
+     * stay, with their sessions, as LIO keeps the sessions of a deleted network portal; ending
+     * them is the administrator's call ({@code DELETE /api/v1/sessions/{id}}). Synchronous; not
+     * on an event loop.
+     *
+     * @return false if {@code portal} was not listening
+     */
+    public boolean unbind(IscsiPortalDefinition portal) {
+        Channel channel = listenerOf.remove(portal);
+        if (channel == null) {
+            return false;
+        }
+        forget(portal);
+        channel.close().awaitUninterruptibly();
+        LOG.info("portal {} no longer listening on {}:{}", portal.name(), portal.host(), portal.port());
+        return true;
     }
 
     private ChannelInitializer<SocketChannel> initializer(IscsiPortalDefinition portal, ServedTargets served) {

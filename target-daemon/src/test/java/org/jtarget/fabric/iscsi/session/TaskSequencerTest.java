@@ -5,6 +5,8 @@ import org.jtarget.fabric.iscsi.pdu.IscsiPdu;
 import org.jtarget.fabric.iscsi.pdu.Opcode;
 import org.jtarget.fabric.iscsi.pdu.PduDecodeError;
 import org.jtarget.fabric.iscsi.pdu.RejectReason;
+import org.jtarget.scsi.lun.LuStatistics;
+import org.jtarget.scsi.lun.TransferCounters;
 import org.jtarget.scsi.spi.DataDirection;
 import org.jtarget.scsi.spi.ScsiCommand;
 import org.jtarget.scsi.spi.ScsiStatus;
@@ -340,6 +342,42 @@ class TaskSequencerTest {
             assertThat(cmd.cdbLength()).isEqualTo(32);
             assertThat(cmd.cdb()[16]).isEqualTo((byte) 0x80);
             assertThat(cmd.cdb()[31]).isEqualTo((byte) 0x8f);
+        }
+    }
+
+    @Test
+    void eachStatusSentCountsForTheSessionAndItsPortal() {
+        try (SessionFixture f = new SessionFixture()) {
+            f.send(f.command(1, 1, true, false, 1000, null, true));
+            ScsiCommand read = f.core.submitted.getFirst();
+            read.dataIn(SessionFixture.bytes(1500, 0)); // more than the EDTL: 1000 bytes cross the wire
+            read.fabric().queueDataIn(read);
+            f.send(f.command(2, 2, false, true, 512, SessionFixture.bytes(512, 0), true));
+            ScsiCommand write = f.core.submitted.get(1);
+            write.dataOutLength(512);
+            write.fabric().writePending(write);
+            write.fabric().queueStatus(write);
+            f.send(f.command(3, 3, false, false, 0, null, true));
+            ScsiCommand failed = f.core.submitted.get(2);
+            failed.checkCondition(new byte[] {0x70, 0, 5, 0, 0, 0, 0, 10}, 8);
+            failed.fabric().queueStatus(failed);
+            SessionFixture.release(f.sent());
+
+            for (TransferCounters c : List.of(f.session().counters(), f.registry.portalTraffic().getFirst().counters())) {
+                assertThat(c.commands(LuStatistics.Op.READ)).isEqualTo(1);
+                assertThat(c.commands(LuStatistics.Op.WRITE)).isEqualTo(1);
+                assertThat(c.commands(LuStatistics.Op.OTHER)).isEqualTo(1);
+                assertThat(c.bytes(LuStatistics.Op.READ)).isEqualTo(1000);
+                assertThat(c.bytes(LuStatistics.Op.WRITE)).isEqualTo(512);
+                assertThat(c.failed()).isEqualTo(1);
+            }
+            assertThat(f.registry.portalTraffic()).extracting(SessionRegistry.PortalTraffic::portal,
+                    SessionRegistry.PortalTraffic::transport).containsExactly(org.assertj.core.groups.Tuple.tuple("p", "tcp"));
+            assertThat(f.registry.sessionTraffic()).singleElement().satisfies(s -> {
+                assertThat(s.tsih()).isEqualTo(f.session().tsih());
+                assertThat(s.portal()).isEqualTo("p");
+                assertThat(s.counters()).isSameAs(f.session().counters());
+            });
         }
     }
 }
