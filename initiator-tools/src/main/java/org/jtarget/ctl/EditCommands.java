@@ -14,8 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * {@code jtargetctl lun add|remove}, {@code acl add|remove} and {@code alua set}: live edits. They
- * change the running daemon only; the config file keeps what it says (a reload from it undoes them).
+ * {@code jtargetctl lun add|remove}, {@code acl add|remove}, {@code alua set} and
+ * {@code backstore resize}: live edits. They change the running daemon only; the config file keeps
+ * what it says until {@code jtargetctl save} (a reload from it undoes them, or refuses a shrink).
  */
 final class EditCommands {
 
@@ -130,6 +131,30 @@ final class EditCommands {
                 out.println("note: " + r.path("note").asText());
             });
             return 0;
+        }
+    }
+
+    @Command(name = "backstore", description = "Grow a file or memory backstore of the running daemon (not saved "
+            + "in the config file).", synopsisSubcommandLabel = "resize")
+    static final class Backstore {
+
+        @ParentCommand
+        Jtargetctl ctl;
+
+        @Command(name = "resize", description = {"Grow the backstore to SIZE: its LUs report the new capacity and "
+                + "their initiators get CAPACITY DATA HAS CHANGED.", "Shrinking, block devices, partitions and "
+                + "HA-replicated stores are refused."})
+        int resize(@Parameters(paramLabel = "NAME") String name,
+                   @Parameters(paramLabel = "SIZE", description = "bytes, or with a binary unit: 2GiB, 512M") String size)
+                throws IOException, Jtargetctl.Refused {
+            ObjectNode body = JSON.createObjectNode();
+            if (size.chars().allMatch(Character::isDigit) && !size.isEmpty()) {
+                body.put("size", Long.parseLong(size));
+            } else {
+                body.put("size", size);
+            }
+            return edit(ctl, "POST", "backstores/" + segment(name) + "/resize", body,
+                    "backstore " + name + " grown to " + size);
         }
     }
 }

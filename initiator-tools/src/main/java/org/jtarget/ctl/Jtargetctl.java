@@ -35,7 +35,7 @@ import java.util.Locale;
         optionListHeading = "%nOptions:%n",
         commandListHeading = "%nCommands:%n",
         subcommands = {LsCommand.class, SessionCommand.class, EditCommands.Lun.class, EditCommands.Acl.class,
-            EditCommands.Alua.class},
+            EditCommands.Alua.class, EditCommands.Backstore.class},
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:done", "1:the daemon refused (its message on stderr)", "2:usage",
             "3:the daemon could not be reached"})

@@ -42,7 +42,7 @@ final class LsCommand implements Callable<Integer> {
         Table stores = new Table("  NAME", "TYPE", "SIZE", "BLOCK", "PATH");
         all.get("backstores").forEach(b -> stores.row("  " + b.path("name").asText(),
                 b.path("type").asText() + (b.path("thin").asBoolean() ? " (thin)" : ""),
-                ByteSize.format(b.path("sizeBytes").asLong()), b.path("blockSize").asInt(),
+                size(b), b.path("blockSize").asInt(),
                 b.path("path").isNull() ? b.path("of").asText(null) : b.path("path").asText()));
         stores.print(out);
         out.println("targets:");
@@ -60,5 +60,21 @@ final class LsCommand implements Callable<Integer> {
                         + (a.path("readOnlyLuns").isEmpty() ? "" : " read-only " + a.path("readOnlyLuns")));
             }
         }
+    }
+
+    /** "64MiB", and for a thin store what it holds now: "64MiB (12MiB used)". */
+    private static String size(JsonNode store) {
+        String size = ByteSize.format(store.path("sizeBytes").asLong());
+        JsonNode used = store.path("allocatedBytes");
+        return used.isIntegralNumber() ? size + " (" + usage(used.asLong()) + " used)" : size;
+    }
+
+    /** Usage rounded to a readable unit (a chunk count need not be a power of two of KiB). */
+    private static String usage(long bytes) {
+        String exact = ByteSize.format(bytes);
+        if (bytes == 0 || !exact.endsWith(" bytes")) {
+            return bytes == 0 ? "0" : exact;
+        }
+        return String.format(java.util.Locale.ROOT, "%.1fKiB", bytes / 1024.0);
     }
 }

@@ -150,7 +150,7 @@ class JtargetctlTest {
     void lsShowsPortalsBackstoresTargetsLunsAndAcl() throws Exception {
         assertThat(run("ls")).isZero();
         assertThat(out.toString()).contains("default", "tcp", "127.0.0.1:" + port)
-                .containsPattern("ram1 +memory \\(thin\\) +4MiB +512")
+                .containsPattern("ram1 +memory \\(thin\\) +4MiB \\(0 used\\) +512")
                 .contains(T + "  (0 session(s), portals default)")
                 .containsPattern("0 +ram0 +1MiB +ready +read-write")
                 .contains("acl *");
@@ -239,6 +239,26 @@ class JtargetctlTest {
         assertThat(err.toString()).contains("backstore 'ram1' is already LUN 1").contains("(edit-refused)");
         assertThat(run("lun", "remove", T, "1")).isZero();
         assertThat(runtime.state().targets().target(T).core().lunNumbers()).containsExactly(0);
+    }
+
+    @Test
+    void backstoreResizeGrowsTheStoreAndLsShowsItsSizeAndUsage() throws Exception {
+        runtime.state().stores().get("ram0").write(0, io.netty.buffer.Unpooled.wrappedBuffer(new byte[512]), false);
+        assertThat(run("backstore", "resize", "ram0", "3MiB")).as(err.toString()).isZero();
+        assertThat(out.toString()).startsWith("backstore ram0 grown to 3MiB" + System.lineSeparator()
+                + "note: applied to the running daemon only");
+        assertThat(runtime.state().targets().target(T).core().logicalUnit(0).blockCount()).isEqualTo(6144);
+        out.getBuffer().setLength(0);
+        assertThat(run("ls")).isZero();
+        assertThat(out.toString()).containsPattern("ram0 +memory \\(thin\\) +3MiB \\(1MiB used\\) +512");
+        out.getBuffer().setLength(0);
+        assertThat(run("backstore", "resize", "ram0", Long.toString(4L << 20), "--json")).isZero();
+        assertThat(JSON.readTree(out.toString()).get("backstore").get("sizeBytes").asLong()).isEqualTo(4L << 20);
+
+        assertThat(run("backstore", "resize", "ram0", "1MiB")).isEqualTo(Jtargetctl.EXIT_REFUSED);
+        assertThat(err.toString()).contains("backstores[0].size: 1MiB is smaller than the running 4MiB")
+                .contains("(edit-refused)");
+        assertThat(runtime.state().stores().get("ram0").info().sizeBytes()).isEqualTo(4L << 20);
     }
 
     @Test

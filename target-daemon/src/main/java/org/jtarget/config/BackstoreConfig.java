@@ -50,6 +50,12 @@ public record BackstoreConfig(String name, Type type, Path path, long sizeBytes,
         this(name, type, path, sizeBytes, create, blockSize, thin, writeCache, direct, of, offsetBytes, Encrypt.OFF);
     }
 
+    /** This config with {@code size} set to {@code bytes} (a live resize). */
+    public BackstoreConfig withSizeBytes(long bytes) {
+        return new BackstoreConfig(name, type, path, bytes, create, blockSize, thin, writeCache, direct, of,
+                offsetBytes, encrypt);
+    }
+
     /** This config with {@code encrypt} set to {@code e}. */
     public BackstoreConfig withEncrypt(Encrypt e) {
         return new BackstoreConfig(name, type, path, sizeBytes, create, blockSize, thin, writeCache, direct, of,

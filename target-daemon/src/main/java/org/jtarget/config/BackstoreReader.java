@@ -35,13 +35,21 @@ final class BackstoreReader {
     }
 
     static List<BackstoreConfig> read(ConfigNode root, Path baseDir) throws ConfigException {
+        return read(root, baseDir, Set.of());
+    }
+
+    /**
+     * @param servedFiles files a running daemon serves (a reload): their size may differ from
+     *                    {@code size}, since the daemon grows them itself or refuses the change
+     */
+    static List<BackstoreConfig> read(ConfigNode root, Path baseDir, Set<Path> servedFiles) throws ConfigException {
         List<BackstoreConfig> result = new ArrayList<>();
         Set<String> names = new HashSet<>();
         Set<Path> paths = new HashSet<>();
         List<ConfigNode> nodes = root.maps("backstores");
         List<PartitionReader.Pending> partitions = new ArrayList<>();
         for (ConfigNode node : nodes) {
-            BackstoreConfig b = readOne(node, baseDir);
+            BackstoreConfig b = readOne(node, baseDir, servedFiles);
             if (!names.add(b.name())) {
                 throw node.error("name", "duplicate backstore name '" + b.name() + "'");
             }
@@ -57,7 +65,8 @@ final class BackstoreReader {
         return result;
     }
 
-    private static BackstoreConfig readOne(ConfigNode node, Path baseDir) throws ConfigException {
+    private static BackstoreConfig readOne(ConfigNode node, Path baseDir, Set<Path> servedFiles)
+            throws ConfigException {
         node.requireOnlyKeys(ALL_KEYS);
         String name = node.requireString("name");
         String typeName = node.requireString("type");
@@ -88,7 +97,10 @@ final class BackstoreReader {
         }
         Path path = baseDir.resolve(node.requireString("path")).normalize();
         boolean create = node.bool("create", false);
-        long size = checkFile(node, path, create, size(node, blockSize, create), blockSize);
+        long size = size(node, blockSize, create);
+        if (size == 0 || !servedFiles.contains(path)) {
+            size = checkFile(node, path, create, size, blockSize);
+        }
         return new BackstoreConfig(name, type, path, size, create, blockSize, thin, writeCache,
                 node.optionalBool("direct")).withEncrypt(encrypt(node));
     }

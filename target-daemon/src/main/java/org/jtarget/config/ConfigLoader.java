@@ -50,13 +50,27 @@ public final class ConfigLoader {
      * (systemd's {@code $CREDENTIALS_DIRECTORY}), or null.
      */
     public static JtargetConfig load(Path file, Path credentialsDir) throws ConfigException {
+        return load(file, credentialsDir, Set.of());
+    }
+
+    /**
+     * {@link #load(Path)} for a reload: the file stores at {@code servedFiles}, which the running
+     * daemon holds open, may have a {@code size} other than their file's (the daemon grows a store
+     * live, and refuses a smaller size itself, naming the key).
+     */
+    public static JtargetConfig loadForReload(Path file, Set<Path> servedFiles) throws ConfigException {
+        String credentials = System.getenv("CREDENTIALS_DIRECTORY");
+        return load(file, credentials == null || credentials.isEmpty() ? null : Path.of(credentials), servedFiles);
+    }
+
+    private static JtargetConfig load(Path file, Path credentialsDir, Set<Path> servedFiles) throws ConfigException {
         String source = file.toString();
         ConfigNode root = new ConfigNode(source, "", readTree(file, source));
         root.requireOnlyKeys(ROOT_KEYS);
         Path baseDir = file.toAbsolutePath().normalize().getParent();
         DaemonSettings daemon = readDaemon(root, baseDir);
         List<PortalConfig> portals = PortalReader.read(root);
-        List<BackstoreConfig> backstores = BackstoreReader.read(root, baseDir);
+        List<BackstoreConfig> backstores = BackstoreReader.read(root, baseDir, servedFiles);
         checkMemoryLimit(source, daemon, backstores);
         SecretFiles secrets = new SecretFiles(baseDir, credentialsDir);
         List<TargetConfig> targets = TargetReader.read(root, portals, backstores, secrets);

@@ -104,6 +104,38 @@ public final class TargetEdits {
     }
 
     /**
+     * {@code config} with backstore {@code name}'s {@code size} set to {@code bytes}. Whether the
+     * store may take it live is the reload's to decide: it grows file and memory stores and refuses
+     * a smaller size or another kind of store, naming {@code backstores[i].size}.
+     */
+    public static JtargetConfig resizeBackstore(JtargetConfig config, String name, long bytes) throws ConfigException {
+        int i = backstoreIndex(config, name);
+        if (i < 0) {
+            throw error(config, "backstores", "no backstore " + name);
+        }
+        BackstoreConfig b = config.backstores().get(i);
+        int blockSize = b.blockSize() == 0 ? BackstoreConfig.DEFAULT_BLOCK_SIZE : b.blockSize();
+        if (bytes <= 0 || bytes % blockSize != 0) {
+            throw error(config, "backstores[" + i + "].size", "must be a positive multiple of the block size "
+                    + blockSize + ", got " + bytes);
+        }
+        List<BackstoreConfig> stores = new ArrayList<>(config.backstores());
+        stores.set(i, b.withSizeBytes(bytes));
+        return new JtargetConfig(config.source(), config.daemon(), config.portals(), stores, config.targets(),
+                config.rdma(), config.ha(), config.management());
+    }
+
+    /** The index of backstore {@code name}, or -1. */
+    public static int backstoreIndex(JtargetConfig config, String name) {
+        for (int i = 0; i < config.backstores().size(); i++) {
+            if (config.backstores().get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
      * {@code config} with target port group {@code tag} in {@code state}: every portal with that
      * {@code portal-group-tag} gets the new {@code alua-state}, and {@code alua-preferred} when
      * {@code preferred} is given (portals sharing a tag must agree on both).

@@ -6,6 +6,7 @@ import org.jtarget.config.JtargetConfig;
 import org.jtarget.config.LunConfig;
 import org.jtarget.config.PortalConfig;
 import org.jtarget.config.TargetConfig;
+import org.jtarget.units.ByteSize;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,9 +24,11 @@ import java.util.Set;
  * the next login reads); the backstores that appear or disappear with them; {@code portals[]}
  * added or removed (a kept name whose {@code listen}, {@code transport} or
  * {@code portal-group-tag} changes is removed and added again); and the {@code alua-state} and
- * {@code alua-preferred} of a kept target port group. Everything else needs a restart: daemon
+ * {@code alua-preferred} of a kept target port group; and kept file and memory stores whose
+ * {@code size} grew (resized live, {@link #resizedBackstores}; a smaller size, a block device or a
+ * partition is refused naming {@code backstores[i].size}). Everything else needs a restart: daemon
  * settings, the {@code rdma}, {@code ha} and {@code management} sections, a kept backstore's
- * definition, a kept target's SRP target port identifier (its channels are keyed by it), a kept
+ * other keys, a kept target's SRP target port identifier (its channels are keyed by it), a kept
  * LUN's settings, and on an HA node the ALUA keys and the set of portal group tags (the node's
  * states are its role in the pair). {@link #between} refuses those with one line naming the
  * first such key, and nothing is changed.
@@ -43,19 +46,22 @@ import java.util.Set;
  * @param removedPortals    portals of the running config to stop listening on
  * @param aluaChanged       per target port group whose ALUA keys changed: its first portal in the
  *                          new config, with that portal's index
+ * @param resizedBackstores kept store name → its new, larger size in bytes (file, encrypted file, memory)
  */
 record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTargets,
                      Map<String, List<LunConfig>> addedLuns, Map<String, List<Integer>> removedLuns,
                      List<TargetConfig> aclChanged, Set<String> addedBackstores, Set<String> removedBackstores,
                      List<TargetConfig> settingsChanged, List<IndexedPortal> addedPortals,
-                     List<PortalConfig> removedPortals, List<IndexedPortal> aluaChanged) {
+                     List<PortalConfig> removedPortals, List<IndexedPortal> aluaChanged,
+                     Map<String, Long> resizedBackstores) {
 
     /** A portal and its index in {@code portals[]} of the config it is from (for the key of an error). */
     record IndexedPortal(int index, PortalConfig portal) {
     }
 
     private static final String RESTART = "changed; a reload (SIGHUP) applies targets, LUNs, ACLs and backstores "
-            + "added or removed, a target's alias, chap and portals, portals added or removed and ALUA states: "
+            + "added or removed, a target's alias, chap and portals, portals added or removed, ALUA states and "
+            + "a larger size of a file or memory store: "
             + "restart the daemon for this";
 
     private static final String HA_ROLES = "changed, but this node is in an HA pair (ha:): its target port groups' "
@@ -66,7 +72,8 @@ record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTarget
         return addedTargets.isEmpty() && removedTargets.isEmpty() && addedLuns.isEmpty() && removedLuns.isEmpty()
                 && aclChanged.isEmpty() && addedBackstores.isEmpty() && removedBackstores.isEmpty()
                 && settingsChanged.isEmpty() && addedPortals.isEmpty() && removedPortals.isEmpty()
-                && aluaChanged.isEmpty();
+                && aluaChanged.isEmpty()
+                && resizedBackstores.isEmpty();
     }
 
     /** One line for the log: what the reload does. */
@@ -79,6 +86,7 @@ record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTarget
         aclChanged.forEach(t -> parts.add("acl of " + t.iqn()));
         addedBackstores.forEach(b -> parts.add("+backstore " + b));
         removedBackstores.forEach(b -> parts.add("-backstore " + b));
+        resizedBackstores.forEach((b, size) -> parts.add("backstore " + b + " grown to " + ByteSize.format(size)));
         settingsChanged.forEach(t -> parts.add("settings of " + t.iqn()));
         removedPortals.forEach(p -> parts.add("-portal " + p.name()));
         addedPortals.forEach(p -> parts.add("+portal " + p.portal().name()));
@@ -98,6 +106,7 @@ record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTarget
         requireSame(source, "ha", now.ha(), next.ha());
         requireSame(source, "management", now.management(), next.management());
         Set<String> addedStores = new LinkedHashSet<>();
+        Map<String, Long> resized = new LinkedHashMap<>();
         for (int i = 0; i < next.backstores().size(); i++) {
             BackstoreConfig b = next.backstores().get(i);
             BackstoreConfig before = backstore(now, b.name());
@@ -109,8 +118,8 @@ record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTarget
                 throw new ConfigException(source, "backstores[" + i + "]", "changed, but " + b.name()
                         + " is replicated by the HA pair (ha.backstores): to resize it, stop both nodes, change it "
                         + "in both files, start both");
-            } else {
-                requireSame(source, "backstores[" + i + "]", before, b);
+            } else if (!before.equals(b)) {
+                resized.put(b.name(), grownSize(source, "backstores[" + i + "]", before, b));
             }
         }
         Set<String> removedStores = new LinkedHashSet<>();
@@ -155,7 +164,38 @@ record ConfigChanges(List<TargetConfig> addedTargets, List<String> removedTarget
         List<PortalConfig> removedPortals = new ArrayList<>();
         portalChanges(now, next, addedPortals, removedPortals);
         return new ConfigChanges(addedTargets, removedTargets, addedLuns, removedLuns, aclChanged, addedStores,
-                removedStores, settingsChanged, addedPortals, removedPortals, aluaChanges(now, next));
+                removedStores, settingsChanged, addedPortals, removedPortals, aluaChanges(now, next), resized);
+    }
+
+    /**
+     * The new size of a kept store whose only change is a larger {@code size}: it grows live. A
+     * smaller size is refused (the blocks past the new end hold data initiators wrote), and so is a
+     * store whose size is not the daemon's to change (a device, a partition among its siblings);
+     * any other changed key needs a restart.
+     */
+    private static long grownSize(String source, String key, BackstoreConfig before, BackstoreConfig after)
+            throws ConfigException {
+        requireSame(source, key, before.withSizeBytes(after.sizeBytes()), after);
+        if (after.sizeBytes() < before.sizeBytes()) {
+            throw new ConfigException(source, key + ".size", ByteSize.format(after.sizeBytes())
+                    + " is smaller than the running " + ByteSize.format(before.sizeBytes()) + ": the data past "
+                    + "the new end would be lost, so a store never shrinks (copy it to a smaller store instead)");
+        }
+        String refusal = growRefusal(before);
+        if (refusal != null) {
+            throw new ConfigException(source, key + ".size", "changed, but " + refusal);
+        }
+        return after.sizeBytes();
+    }
+
+    /** Why a store of this kind cannot grow while the daemon runs, or null if it can. */
+    static String growRefusal(BackstoreConfig store) {
+        return switch (store.type()) {
+            case MEMORY, FILE -> null;
+            case BLOCK -> "a block device's size is the device's: resize the device, then restart the daemon";
+            case PARTITION -> "a partition's range is fixed among its siblings while the daemon runs: "
+                    + "restart the daemon for this";
+        };
     }
 
     /**

@@ -208,7 +208,7 @@ public final class JtargetDaemon {
     public static String reload(DaemonRuntime runtime, Path configFile) {
         LOG.info("reload requested (SIGHUP or the management API), reloading {}", configFile);
         try {
-            runtime.reload(ConfigLoader.load(configFile));
+            runtime.reload(ConfigLoader.loadForReload(configFile, servedFiles(runtime)));
             return null;
         } catch (ConfigException e) {
             String why = e.withSource(configFile.toString()).getMessage();
@@ -218,6 +218,18 @@ public final class JtargetDaemon {
             LOG.error("reload failed", e);
             return "reload failed: " + e;
         }
+    }
+
+    /** The image files the running config serves: a reload may grow them (see ConfigChanges). */
+    private static java.util.Set<Path> servedFiles(DaemonRuntime runtime) {
+        RuntimeState state = runtime.state();
+        if (state == null) {
+            return java.util.Set.of();
+        }
+        return state.config().backstores().stream()
+                .filter(b -> b.type() == org.jtarget.config.BackstoreConfig.Type.FILE)
+                .map(org.jtarget.config.BackstoreConfig::path)
+                .collect(java.util.stream.Collectors.toSet());
     }
 
     private static void awaitStop(StopRequests stop) {

@@ -268,6 +268,7 @@ public final class TargetRuntime implements DaemonRuntime {
         PortalSwitch portals = switchPortals(changes, next.source().toString()); // all or nothing
         try {
             stores.openMore(next, changes.addedBackstores()); // all or nothing: a failure changes nothing
+            growStores(next, changes); // last of what may fail: a grown store stays grown
         } catch (ConfigException | RuntimeException e) {
             portals.undo();
             throw e;
@@ -301,6 +302,27 @@ public final class TargetRuntime implements DaemonRuntime {
         LOG.info("config reloaded from {}: {}", next.source(), changes.summary());
         if (before.targets().size() != next.targets().size()) {
             LOG.info("jtargetd now serves {} target(s)", registry.targets().size());
+        }
+    }
+
+    /**
+     * Grows the stores whose {@code size} grew, then lets their LUs report it (CAPACITY DATA HAS
+     * CHANGED to each nexus). A store that fails to grow refuses the reload naming its size key; the
+     * stores this reload opened are closed again.
+     */
+    private void growStores(JtargetConfig next, ConfigChanges changes) throws ConfigException {
+        for (Map.Entry<String, Long> e : changes.resizedBackstores().entrySet()) {
+            Backstore store = stores.get(e.getKey());
+            try {
+                store.grow(e.getValue() / store.info().blockSize());
+            } catch (IOException | RuntimeException failed) {
+                stores.close(changes.addedBackstores().stream().map(stores::get).toList());
+                throw new ConfigException(next.source().toString(), "backstores[" + org.jtarget.config.TargetEdits.backstoreIndex(next, e.getKey())
+                        + "].size", "cannot grow " + e.getKey() + " live: " + failed.getMessage(), failed);
+            }
+            int lus = registry.capacityChanged(store);
+            LOG.info("backstore {} grown to {} ({} LU(s) told CAPACITY DATA HAS CHANGED)", e.getKey(),
+                    ByteSize.format(e.getValue()), lus);
         }
     }
 

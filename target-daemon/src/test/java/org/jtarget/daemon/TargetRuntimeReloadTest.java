@@ -11,6 +11,9 @@ import org.jtarget.scsi.sense.SenseReason;
 import org.jtarget.scsi.spi.ITNexus;
 import org.jtarget.scsi.spi.ProtocolId;
 import org.jtarget.scsi.lun.TargetRegistry;
+import org.jtarget.scsi.sense.SenseReason;
+import org.jtarget.scsi.spi.ITNexus;
+import org.jtarget.scsi.spi.ProtocolId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -135,8 +138,8 @@ class TargetRuntimeReloadTest {
                 "").replace("pinned-size: 0 }", "pinned-size: 0 }, io-threads-per-lun: 2"));
         assertThatThrownBy(() -> runtime.reload(moreIoThreads)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("daemon: changed; a reload (SIGHUP) applies targets, LUNs, ACLs and "
-                        + "backstores added or removed, a target's alias, chap and portals, portals added or removed "
-                        + "and ALUA states: restart the daemon for this");
+                        + "backstores added or removed, a target's alias, chap and portals, portals added or removed, "
+                        + "ALUA states and a larger size of a file or memory store: restart the daemon for this");
 
         assertThat(luns(r)).containsExactly(0, 1);
         assertThat(r.target(T).core().acl().initiators()).containsExactly("*");
@@ -270,5 +273,61 @@ class TargetRuntimeReloadTest {
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
         assertThat(luns(r)).containsExactly(0);
         assertThat(runtime.stores().get("ram9")).as("the store opened before the failure is closed again").isNull();
+    }
+
+    /** Logs a nexus in to target T and takes its POWER ON unit attention, so that the next one is news. */
+    private ITNexus loggedIn(TargetRegistry r, LogicalUnit lu) {
+        ITNexus nexus = new ITNexus(ProtocolId.ISCSI, "iqn.2026-11.org.x:a", "iqn.2026-11.org.x:a,i,0x1",
+                T + ",t,0x1", 1, 1);
+        r.target(T).core().nexusLoggedIn(nexus);
+        while (lu.unitAttentions().poll(nexus) != null) {
+            // the login's own conditions
+        }
+        return nexus;
+    }
+
+    @Test
+    void aGrownFileAndMemoryStoreAreResizedLiveAndEachNexusIsToldOnce() throws Exception {
+        port = freePort();
+        String fileStore = "  - { name: file0, type: file, path: file0.img, size: 1MiB, create: true }\n";
+        TargetRegistry r = started(load(yaml("[ {lun: 0, backstore: ram0}, {lun: 1, backstore: file0} ]", "[\"*\"]",
+                "").replace("backstores:\n", "backstores:\n" + fileStore)));
+        LogicalUnit ram = r.target(T).core().logicalUnit(0);
+        LogicalUnit file = r.target(T).core().logicalUnit(1);
+        ITNexus nexus = loggedIn(r, ram);
+        loggedIn(r, file);
+
+        Path yaml = Files.writeString(dir.resolve("jtarget.yaml"), yaml("[ {lun: 0, backstore: ram0}, "
+                + "{lun: 1, backstore: file0} ]", "[\"*\"]", "").replace("backstores:\n", "backstores:\n"
+                + fileStore.replace("size: 1MiB", "size: 3MiB")).replace("ram0, type: memory, size: 1MiB",
+                "ram0, type: memory, size: 2MiB"));
+        assertThatThrownBy(() -> ConfigLoader.load(yaml)).as("outside a reload the file's size must match")
+                .hasMessageContaining(".size: file");
+        runtime.reload(ConfigLoader.loadForReload(yaml, java.util.Set.of(dir.resolve("file0.img"))));
+
+        assertThat(ram.blockCount()).isEqualTo(4096);
+        assertThat(file.blockCount()).isEqualTo(6144);
+        assertThat(Files.size(dir.resolve("file0.img"))).isEqualTo(3L << 20);
+        for (LogicalUnit lu : new LogicalUnit[] {ram, file}) {
+            assertThat(lu.unitAttentions().poll(nexus)).isEqualTo(SenseReason.CAPACITY_DATA_HAS_CHANGED);
+            assertThat(lu.unitAttentions().poll(nexus)).as("once").isNull();
+        }
+        assertThat(r.target(T).core().logicalUnit(0)).as("the LU stays: sessions keep it").isSameAs(ram);
+    }
+
+    @Test
+    void aShrunkStoreIsRefusedAndNothingChanges() throws Exception {
+        port = freePort();
+        TargetRegistry r = started(config("[ {lun: 0, backstore: ram0} ]", "[\"*\"]", ""));
+        LogicalUnit ram = r.target(T).core().logicalUnit(0);
+        ITNexus nexus = loggedIn(r, ram);
+        JtargetConfig smaller = load(yaml("[ {lun: 0, backstore: ram0}, {lun: 1, backstore: ram1} ]", "[\"*\"]", "")
+                .replace("ram0, type: memory, size: 1MiB", "ram0, type: memory, size: 512KiB"));
+        assertThatThrownBy(() -> runtime.reload(smaller)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("backstores[0].size: 512KiB is smaller than the running 1MiB");
+        assertThat(ram.blockCount()).isEqualTo(2048);
+        assertThat(runtime.stores().get("ram0").info().blockCount()).isEqualTo(2048);
+        assertThat(luns(r)).as("the LUN added in the same file is not added either").containsExactly(0);
+        assertThat(ram.unitAttentions().poll(nexus)).isNull();
     }
 }

@@ -105,6 +105,22 @@ public final class EncryptingBackstore extends ForwardingBackstore {
         return false;
     }
 
+    /**
+     * Grows the store beneath: the tweak of every block is its LBA, so the blocks there keep their
+     * ciphertext, and new blocks read as zeros because an all-zero ciphertext block reads as zeros
+     * (see the class comment).
+     */
+    @Override
+    public void grow(long blockCount) throws IOException {
+        delegate().grow(blockCount);
+    }
+
+    /** The store beneath holds the ciphertext block for block: its usage is this store's. */
+    @Override
+    public long allocatedBytes() throws IOException {
+        return delegate().allocatedBytes();
+    }
+
     @Override
     public boolean supportsCryptoErase() {
         return true;

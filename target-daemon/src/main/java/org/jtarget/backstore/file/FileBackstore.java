@@ -9,6 +9,7 @@ import org.jtarget.backstore.spi.StoreException.Kind;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
@@ -52,7 +53,8 @@ public final class FileBackstore implements Backstore {
     private final FileChannel channel;
     /** Non-blocking reads of cached blocks, or null (O_DIRECT stores, or the file could not be opened twice). */
     private final PageCacheReader pageCache;
-    private final BackstoreInfo info;
+    /** Replaced (never changed in place) when the store grows; read once per call. */
+    private volatile BackstoreInfo info;
     private final Object fileKey;
     private final LinuxFileHoles holes;
     private final PositionalIo direct;
@@ -252,9 +254,60 @@ public final class FileBackstore implements Backstore {
         }
     }
 
+    /**
+     * A thin store's data extents added up (SEEK_DATA/SEEK_HOLE from the start: two lseeks per
+     * extent, so a file in many pieces takes a while; the management API's thread calls it, never
+     * an event loop). -1 for a fully provisioned store.
+     */
+    @Override
+    public long allocatedBytes() throws IOException {
+        if (holes == null) {
+            return -1;
+        }
+        ensureOpen();
+        long end = info.sizeBytes();
+        long total = 0;
+        try {
+            for (long data = holes.nextData(0); data >= 0 && data < end; ) {
+                long hole = holes.nextHole(data);
+                long until = hole < 0 ? end : Math.min(hole, end);
+                total += until - data;
+                data = until >= end ? -1 : holes.nextData(until);
+            }
+        } catch (IOException e) {
+            throw classify(e, false);
+        }
+        return total;
+    }
+
     /** A run from {@code pos} to {@code until}, in whole blocks (at least one). */
     private static ProvisioningRun run(boolean mapped, long pos, long until, long blockSize) {
         return new ProvisioningRun(mapped, Math.max(1, (until - pos) / blockSize));
+    }
+
+    /**
+     * Extends the file (ftruncate: the new blocks are a hole, they read as zeros and take no disk
+     * space until written), makes the new length durable, and only then reports the new size, so
+     * no range check admits a block the file does not have yet. Growing never moves data, so
+     * reads and writes in flight are untouched. Serialised: two grows at once would race on the
+     * length.
+     */
+    @Override
+    public synchronized void grow(long blockCount) throws IOException {
+        ensureOpen();
+        BackstoreInfo now = info;
+        now.requireMoreBlocks("file store " + name, blockCount);
+        if (!stillThere()) {
+            throw gone(null);
+        }
+        long bytes = blockCount * now.blockSize();
+        try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw")) {
+            file.setLength(bytes);
+            file.getChannel().force(true); // the length is metadata: fsync, not fdatasync
+        } catch (IOException e) {
+            throw classify(e, true);
+        }
+        info = now.withBlockCount(blockCount);
     }
 
     /** Flushes and closes; idempotent. */
@@ -302,8 +355,9 @@ public final class FileBackstore implements Backstore {
 
     private long checkRange(long lba, long bytes) throws StoreException {
         ensureOpen();
-        long pos = lba * info.blockSize();
-        if (lba < 0 || lba > info.blockCount() || pos + bytes > info.sizeBytes()) {
+        BackstoreInfo now = info; // one size for the whole check, also while the store grows
+        long pos = lba * now.blockSize();
+        if (lba < 0 || lba > now.blockCount() || pos + bytes > now.sizeBytes()) {
             throw new IllegalArgumentException("range lba " + lba + " + " + bytes + " bytes is outside " + name);
         }
         return pos;

@@ -12,6 +12,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -30,8 +31,14 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * chunk whose pages are being discarded and the budget counts exactly the committed chunks.
  * Readers do not pin: the mapping stays valid, so a read racing an unmap sees old data or zeros.
  *
- * <p>Hot path: no locks; per chunk touched one CAS pair (writes only) and one small
- * {@link ByteBuffer#slice(int, int)} view.
+ * <p>Growing ({@link #grow}, a live resize): the store is a list of extents, the first of the size it
+ * opened with and one more per grow, each its own mapping with its own chunk table (chunks count
+ * from the extent's start). Extents are only ever appended, so a chunk never moves and every chunk
+ * state word stays where writers and unmaps meet; the new extent is published before the new size,
+ * so a range check that admits a block always finds its extent.
+ *
+ * <p>Hot path: no locks; per chunk touched one CAS pair (writes only), a look-up among the
+ * extents (one, unless the store grew) and one small {@link ByteBuffer#slice(int, int)} view.
  */
 public final class MemoryBackstore implements Backstore {
 
@@ -44,16 +51,30 @@ public final class MemoryBackstore implements Backstore {
     private static final int PINS = FREEING - 1;
 
     private final String name;
-    private final BackstoreInfo info;
     private final int chunkSize;
     private final int chunkShift;
-    private final long sizeBytes;
     private final MemoryBudget budget;
-    private final AnonymousMemory memory;
-    private final int[] states;
-    private final AtomicReferenceArray<ByteBuffer> views;
+    /** Replaced (by a grow) only after the extent holding the new blocks is in {@link #extents}. */
+    private volatile BackstoreInfo info;
+    /** In ascending order of their start, covering the store without gaps; only ever appended to. */
+    private volatile Extent[] extents;
     private final AtomicInteger allocated = new AtomicInteger();
+    private final AtomicLong allocatedBytes = new AtomicLong();
     private volatile boolean closed;
+
+    /**
+     * One mapping and its chunk table: the bytes {@code [start, start + size)} of the store.
+     *
+     * @param states one state word per chunk (ALLOCATED, FREEING, writers inside)
+     * @param views  a ByteBuffer per chunk, made on first use
+     */
+    private record Extent(long start, long size, AnonymousMemory memory, int[] states,
+                          AtomicReferenceArray<ByteBuffer> views) {
+
+        long end() {
+            return start + size;
+        }
+    }
 
     /** A store outside any daemon budget (tests, tools). */
     public MemoryBackstore(String name, int blockSize, long blockCount, boolean thin, boolean writeCache,
@@ -80,26 +101,34 @@ public final class MemoryBackstore implements Backstore {
         this.name = name;
         this.chunkSize = chunkSize;
         this.chunkShift = Integer.numberOfTrailingZeros(chunkSize);
-        this.sizeBytes = blockCount * blockSize;
         this.budget = budget;
-        long chunkCount = (sizeBytes + chunkSize - 1) >>> chunkShift;
+        this.info = new BackstoreInfo(blockSize, blockCount, writeCache, thin, false, 0, 0, "memory:" + name);
+        this.extents = new Extent[] {newExtent(0, blockCount * blockSize, thin)};
+    }
+
+    /**
+     * Maps {@code size} more bytes at {@code start}; a fully provisioned store takes them from the
+     * budget and commits them now, so it never runs out later.
+     */
+    private Extent newExtent(long start, long size, boolean thin) throws StoreException {
+        long chunkCount = (size + chunkSize - 1) >>> chunkShift;
         if (chunkCount > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("memory store too large for chunk size " + chunkSize);
         }
-        this.states = new int[(int) chunkCount];
-        this.views = new AtomicReferenceArray<>((int) chunkCount);
-        this.info = new BackstoreInfo(blockSize, blockCount, writeCache, thin, false, 0, 0, "memory:" + name);
-        if (!thin && !budget.tryReserve(sizeBytes)) {
+        if (!thin && !budget.tryReserve(size)) {
             throw new StoreException(StoreException.Kind.SPACE_EXHAUSTED, "memory store " + name + " needs "
-                    + sizeBytes + " bytes; daemon.memory-limit is " + budget.limit() + " with " + budget.used()
+                    + size + " more bytes; daemon.memory-limit is " + budget.limit() + " with " + budget.used()
                     + " in use", null);
         }
-        this.memory = map(sizeBytes, thin);
+        Extent e = new Extent(start, size, map(size, thin), new int[(int) chunkCount],
+                new AtomicReferenceArray<>((int) chunkCount));
         if (!thin) {
-            memory.segment().fill((byte) 0); // commit every page now: a fully provisioned store never runs out
-            java.util.Arrays.fill(states, ALLOCATED);
-            allocated.set((int) chunkCount);
+            e.memory().segment().fill((byte) 0); // commit every page now: a fully provisioned store never runs out
+            java.util.Arrays.fill(e.states(), ALLOCATED);
+            allocated.addAndGet((int) chunkCount);
+            allocatedBytes.addAndGet(size);
         }
+        return e;
     }
 
     private AnonymousMemory map(long size, boolean thin) throws StoreException {
@@ -135,23 +164,49 @@ public final class MemoryBackstore implements Backstore {
         return allocated.get();
     }
 
+    /** Bytes of the chunks currently allocated: the RAM the store holds (thin usage); no blocking. */
+    @Override
+    public long allocatedBytes() {
+        return allocatedBytes.get();
+    }
+
     /** The chunk size in bytes. */
     public int chunkSize() {
         return chunkSize;
+    }
+
+    /**
+     * Appends an extent for the new blocks (zeros; a fully provisioned store takes their memory
+     * from the budget now, and refuses with SPACE_EXHAUSTED if it does not fit), then reports the
+     * new size. Serialised against other grows; I/O runs on meanwhile.
+     */
+    @Override
+    public synchronized void grow(long blockCount) throws IOException {
+        ensureOpen();
+        BackstoreInfo now = info;
+        now.requireMoreBlocks("memory store " + name, blockCount);
+        Extent[] before = extents;
+        Extent added = newExtent(now.sizeBytes(), (blockCount - now.blockCount()) * now.blockSize(), now.thin());
+        Extent[] after = java.util.Arrays.copyOf(before, before.length + 1);
+        after[before.length] = added;
+        extents = after;
+        info = now.withBlockCount(blockCount);
     }
 
     @Override
     public void read(long lba, int blocks, ByteBuf dst) throws IOException {
         long pos = checkRange(lba, (long) blocks * info.blockSize());
         long end = pos + (long) blocks * info.blockSize();
+        Extent[] all = extents;
         while (pos < end) {
-            int index = (int) (pos >>> chunkShift);
-            int offset = (int) (pos & (chunkSize - 1));
-            int n = (int) Math.min(chunkSize - offset, end - pos);
-            if ((state(index) & ALLOCATED) == 0) {
+            Extent e = extentAt(all, pos);
+            int index = chunkIndex(e, pos);
+            int offset = chunkOffset(e, pos);
+            int n = (int) Math.min(chunkBytes(e, index) - offset, end - pos);
+            if ((state(e, index) & ALLOCATED) == 0) {
                 ByteBufCopy.appendZeros(dst, n);
             } else {
-                copyOut(view(index), offset, dst, n);
+                copyOut(view(e, index), offset, dst, n);
             }
             pos += n;
         }
@@ -177,21 +232,23 @@ public final class MemoryBackstore implements Backstore {
             throw new IllegalArgumentException("write of " + length + " bytes is not a whole number of blocks");
         }
         long pos = checkRange(lba, length);
+        Extent[] all = extents;
         int done = 0;
         while (done < length) {
-            int index = (int) (pos >>> chunkShift);
-            int offset = (int) (pos & (chunkSize - 1));
-            int n = Math.min(chunkSize - offset, length - done);
-            pin(index);
+            Extent e = extentAt(all, pos);
+            int index = chunkIndex(e, pos);
+            int offset = chunkOffset(e, pos);
+            int n = (int) Math.min(chunkBytes(e, index) - offset, length - done);
+            pin(e, index);
             try {
-                ensureAllocated(index);
+                ensureAllocated(e, index);
                 if (list != null) {
-                    list.copyTo(done, view(index), offset, n);
+                    list.copyTo(done, view(e, index), offset, n);
                 } else {
-                    copyIn(buf, buf.readerIndex() + done, view(index), offset, n);
+                    copyIn(buf, buf.readerIndex() + done, view(e, index), offset, n);
                 }
             } finally {
-                unpin(index);
+                unpin(e, index);
             }
             done += n;
             pos += n;
@@ -223,10 +280,11 @@ public final class MemoryBackstore implements Backstore {
     public ProvisioningRun provisioningRun(long lba, long maxBlocks) throws IOException {
         long pos = checkRange(lba, maxBlocks * info.blockSize());
         long end = pos + maxBlocks * info.blockSize();
-        boolean mapped = mapped((int) (pos >>> chunkShift));
-        long next = ((pos >>> chunkShift) + 1) << chunkShift;
-        while (next < end && mapped((int) (next >>> chunkShift)) == mapped) {
-            next += chunkSize;
+        Extent[] all = extents;
+        boolean mapped = mapped(all, pos);
+        long next = chunkEnd(all, pos);
+        while (next < end && mapped(all, next) == mapped) {
+            next = chunkEnd(all, next);
         }
         return new ProvisioningRun(mapped, (Math.min(next, end) - pos) / info.blockSize());
     }
@@ -242,14 +300,17 @@ public final class MemoryBackstore implements Backstore {
         }
         long pos = checkRange(lba, blocks * info.blockSize());
         long end = pos + blocks * info.blockSize();
+        Extent[] all = extents;
         while (pos < end) {
-            int index = (int) (pos >>> chunkShift);
-            int offset = (int) (pos & (chunkSize - 1));
-            int n = (int) Math.min(chunkSize - offset, end - pos);
-            if (offset == 0 && (n == chunkSize || pos + n == sizeBytes)) {
-                free(index);
+            Extent e = extentAt(all, pos);
+            int index = chunkIndex(e, pos);
+            int offset = chunkOffset(e, pos);
+            long whole = chunkBytes(e, index);
+            int n = (int) Math.min(whole - offset, end - pos);
+            if (offset == 0 && n == whole) {
+                free(e, index);
             } else {
-                zero(index, offset, n);
+                zero(e, index, offset, n);
             }
             pos += n;
         }
@@ -263,92 +324,123 @@ public final class MemoryBackstore implements Backstore {
     }
 
     private void freeAll() {
-        for (int i = 0; i < states.length; i++) {
-            free(i);
+        for (Extent e : extents) {
+            for (int i = 0; i < e.states().length; i++) {
+                free(e, i);
+            }
         }
+    }
+
+    // ---- extents and chunks ----
+
+    /** The extent holding byte {@code pos} (inside the store): the last one starting at or before it. */
+    private static Extent extentAt(Extent[] all, long pos) {
+        int i = all.length - 1;
+        while (all[i].start() > pos) {
+            i--;
+        }
+        return all[i];
+    }
+
+    private int chunkIndex(Extent e, long pos) {
+        return (int) ((pos - e.start()) >>> chunkShift);
+    }
+
+    private int chunkOffset(Extent e, long pos) {
+        return (int) ((pos - e.start()) & (chunkSize - 1));
+    }
+
+    /** Where the chunk holding byte {@code pos} ends (in store bytes). */
+    private long chunkEnd(Extent[] all, long pos) {
+        Extent e = extentAt(all, pos);
+        int index = chunkIndex(e, pos);
+        return e.start() + ((long) index << chunkShift) + chunkBytes(e, index);
+    }
+
+    private boolean mapped(Extent[] all, long pos) {
+        Extent e = extentAt(all, pos);
+        return (state(e, chunkIndex(e, pos)) & ALLOCATED) != 0;
     }
 
     // ---- chunk states ----
 
-    private int state(int index) {
-        return (int) STATE.getVolatile(states, index);
-    }
-
-    private boolean mapped(int index) {
-        return (state(index) & ALLOCATED) != 0;
+    private static int state(Extent e, int index) {
+        return (int) STATE.getVolatile(e.states(), index);
     }
 
     /** Enters chunk {@code index} as a writer; waits (briefly) while an unmap frees it. */
-    private void pin(int index) {
+    private static void pin(Extent e, int index) {
         for (;;) {
-            int s = state(index);
+            int s = state(e, index);
             if ((s & FREEING) != 0) {
                 Thread.onSpinWait();
-            } else if (STATE.compareAndSet(states, index, s, s + 1)) {
+            } else if (STATE.compareAndSet(e.states(), index, s, s + 1)) {
                 return;
             }
         }
     }
 
-    private void unpin(int index) {
-        int before = (int) STATE.getAndAdd(states, index, -1);
+    private static void unpin(Extent e, int index) {
+        int before = (int) STATE.getAndAdd(e.states(), index, -1);
         assert (before & PINS) != 0;
     }
 
     /** Commits a pinned chunk if it is not yet: takes its bytes from the budget first. */
-    private void ensureAllocated(int index) throws StoreException {
-        if ((state(index) & ALLOCATED) != 0) {
+    private void ensureAllocated(Extent e, int index) throws StoreException {
+        if ((state(e, index) & ALLOCATED) != 0) {
             return;
         }
-        long bytes = chunkBytes(index);
+        long bytes = chunkBytes(e, index);
         if (!budget.tryReserve(bytes)) {
             budget.refused(name, bytes);
             throw new StoreException(StoreException.Kind.SPACE_EXHAUSTED, "memory store " + name
                     + ": daemon.memory-limit reached", null);
         }
-        int before = (int) STATE.getAndBitwiseOr(states, index, ALLOCATED);
+        int before = (int) STATE.getAndBitwiseOr(e.states(), index, ALLOCATED);
         if ((before & ALLOCATED) != 0) {
             budget.release(bytes); // another writer allocated it first
         } else {
             allocated.incrementAndGet();
+            allocatedBytes.addAndGet(bytes);
         }
     }
 
     /** Frees an allocated chunk once no writer is inside it; nothing if it is not allocated. */
-    private void free(int index) {
+    private void free(Extent e, int index) {
         for (;;) {
-            int s = state(index);
+            int s = state(e, index);
             if ((s & ALLOCATED) == 0) {
                 return; // not allocated, or another unmap is freeing it
             }
             if ((s & PINS) != 0) {
                 Thread.onSpinWait(); // a writer is copying into it: a bounded wait
-            } else if (STATE.compareAndSet(states, index, s, FREEING)) {
+            } else if (STATE.compareAndSet(e.states(), index, s, FREEING)) {
                 break;
             }
         }
-        long bytes = chunkBytes(index);
-        memory.discard((long) index << chunkShift, bytes);
-        STATE.setVolatile(states, index, 0);
+        long bytes = chunkBytes(e, index);
+        e.memory().discard((long) index << chunkShift, bytes);
+        STATE.setVolatile(e.states(), index, 0);
         allocated.decrementAndGet();
+        allocatedBytes.addAndGet(-bytes);
         budget.release(bytes);
     }
 
     /** Zeroes part of a chunk that stays allocated (an unmap that does not cover it whole). */
-    private void zero(int index, int offset, int n) {
-        pin(index);
+    private void zero(Extent e, int index, int offset, int n) {
+        pin(e, index);
         try {
-            if ((state(index) & ALLOCATED) != 0) {
-                memory.segment().asSlice(((long) index << chunkShift) + offset, n).fill((byte) 0);
+            if ((state(e, index) & ALLOCATED) != 0) {
+                e.memory().segment().asSlice(((long) index << chunkShift) + offset, n).fill((byte) 0);
             }
         } finally {
-            unpin(index);
+            unpin(e, index);
         }
     }
 
-    /** The chunk's size: the last one may be shorter so the store is exactly its size. */
-    private long chunkBytes(int index) {
-        return Math.min(chunkSize, sizeBytes - ((long) index << chunkShift));
+    /** The chunk's size: the last one of an extent may be shorter so the extent is exactly its size. */
+    private long chunkBytes(Extent e, int index) {
+        return Math.min(chunkSize, e.size() - ((long) index << chunkShift));
     }
 
     /**
@@ -380,11 +472,11 @@ public final class MemoryBackstore implements Backstore {
     }
 
     /** A ByteBuffer over the chunk, made once on first use (the mapping outlives it). */
-    private ByteBuffer view(int index) {
-        ByteBuffer v = views.get(index);
+    private ByteBuffer view(Extent e, int index) {
+        ByteBuffer v = e.views().get(index);
         if (v == null) {
-            v = memory.segment().asSlice((long) index << chunkShift, chunkBytes(index)).asByteBuffer();
-            views.set(index, v);
+            v = e.memory().segment().asSlice((long) index << chunkShift, chunkBytes(e, index)).asByteBuffer();
+            e.views().set(index, v);
         }
         return v;
     }
@@ -392,8 +484,9 @@ public final class MemoryBackstore implements Backstore {
     /** Byte position of {@code lba}, after checking the range is inside the store and the store is open. */
     private long checkRange(long lba, long bytes) throws StoreException {
         ensureOpen();
-        long pos = lba * info.blockSize();
-        if (lba < 0 || bytes < 0 || lba > info.blockCount() || pos + bytes > sizeBytes) {
+        BackstoreInfo now = info; // one size for the whole check, also while the store grows
+        long pos = lba * now.blockSize();
+        if (lba < 0 || bytes < 0 || lba > now.blockCount() || pos + bytes > now.sizeBytes()) {
             throw new IllegalArgumentException("range lba " + lba + " + " + bytes + " bytes is outside " + name);
         }
         return pos;

@@ -148,6 +148,30 @@ public interface Backstore extends AutoCloseable {
     }
 
     /**
+     * The bytes a thin store holds on its medium now (RAM chunks in use, the file's data extents),
+     * or -1 when the store does not know or is fully provisioned. May block (a file is walked
+     * extent by extent): call it off the event loops, not per I/O. A decorator that changes
+     * addresses must not forward it (a partition would report its parent's).
+     */
+    default long allocatedBytes() throws IOException {
+        return -1;
+    }
+
+    /**
+     * Grows the store to {@code blockCount} blocks while it serves (a live resize): the new blocks
+     * read as zeros. {@link #info()} reports the new count only once they exist, so a caller that
+     * checks ranges against it never reaches past the medium; I/O in flight keeps working. A store
+     * that cannot grow while open refuses with {@link UnsupportedOperationException} saying why,
+     * which the default does.
+     *
+     * @param blockCount more blocks than now
+     */
+    default void grow(long blockCount) throws IOException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " " + name()
+                + " keeps its size while open");
+    }
+
+    /**
      * The SCSI state of this store's logical units that must live where its blocks live (an HA
      * pair's store: persistent reservations and mode parameters replicate with the data), or null:
      * the core keeps that state to itself. A decorator answers for the store beneath it.

@@ -1,7 +1,8 @@
 package org.jtarget.backstore.spi;
 
 /**
- * What a store is and can do, fixed while it is open (a resize is a reload).
+ * What a store is and can do. Fixed while it is open, except that a store that grows live
+ * ({@link Backstore#grow}) reports a new one with more blocks.
  *
  * @param blockSize          logical block size in bytes (512 or 4096)
  * @param blockCount         number of logical blocks
@@ -28,5 +29,18 @@ public record BackstoreInfo(int blockSize, long blockCount, boolean writeCacheEn
     /** Capacity in bytes. */
     public long sizeBytes() {
         return blockCount * blockSize;
+    }
+
+    /** Refuses a grow to {@code count} blocks that is none: a store only grows. */
+    public void requireMoreBlocks(String store, long count) {
+        if (count <= blockCount) {
+            throw new IllegalArgumentException(store + ": " + count + " blocks is not more than " + blockCount);
+        }
+    }
+
+    /** The same store with {@code count} blocks (it grew). */
+    public BackstoreInfo withBlockCount(long count) {
+        return new BackstoreInfo(blockSize, count, writeCacheEnabled, thin, readOnly, maxTransferBlocks,
+                optimalTransferBlocks, identitySeed, logicalBlocksPerPhysicalBlockExponent);
     }
 }

@@ -7,6 +7,7 @@ import org.jtarget.config.AluaSetting;
 import org.jtarget.config.ConfigException;
 import org.jtarget.config.LunConfig;
 import org.jtarget.daemon.DaemonRuntime;
+import org.jtarget.units.ByteSize;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -28,8 +29,13 @@ final class LiveEdits {
     static final String NOTE = "applied to the running daemon only: the config file is unchanged until POST "
             + "/api/v1/save (jtargetctl save), and a reload from it undoes this";
 
+    /** Told with a resize: the file's smaller size would shrink the store, which a reload refuses. */
+    static final String RESIZE_NOTE = "applied to the running daemon only: the config file is unchanged until POST "
+            + "/api/v1/save (jtargetctl save), and until then a reload from it is refused (its size would shrink the store)";
+
     private static final Set<String> LUN_FIELDS = Set.of("lun", "backstore", "readOnly", "removable");
     private static final Set<String> ACL_FIELDS = Set.of("initiator", "luns", "readOnlyLuns");
+    private static final Set<String> RESIZE_FIELDS = Set.of("size");
     private static final Set<String> ALUA_FIELDS = Set.of("state", "preferred");
 
     private final ObjectMapper json;
@@ -64,6 +70,22 @@ final class LiveEdits {
 
     void removeAcl(String iqn, String initiator) throws ApiException {
         apply(PendingEdit.removeAcl(iqn, initiator));
+    }
+
+    /** {@code POST /backstores/{name}/resize}: {@code {"size": "2GiB"}} or a number of bytes. */
+    void resizeBackstore(String name, byte[] body) throws ApiException {
+        JsonNode size = object(body, RESIZE_FIELDS).path("size");
+        long bytes;
+        try {
+            bytes = size.isIntegralNumber() && size.canConvertToLong() ? size.asLong()
+                    : size.isTextual() ? ByteSize.parse(size.asText()) : -1;
+        } catch (IllegalArgumentException e) {
+            throw new ApiException(400, "bad-request", "size: " + e.getMessage());
+        }
+        if (bytes <= 0) {
+            throw new ApiException(400, "bad-request", "size: missing (bytes, or text such as \"2GiB\", is required)");
+        }
+        apply(PendingEdit.resizeBackstore(name, bytes));
     }
 
     /**

@@ -85,6 +85,7 @@ public final class ManagementApi implements AutoCloseable {
                 get("/daemon", (p, r) -> now(daemonView())),
                 get("/portals", (p, r) -> now(views.portals(state()))),
                 get("/backstores", (p, r) -> now(views.backstores(state()))),
+                new Route("POST", BASE + "/backstores/{name}/resize", (p, r) -> resized(p.get("name"), r.body())),
                 get("/targets", (p, r) -> now(views.targets(state()))),
                 get("/targets/{iqn}/luns", (p, r) -> now(views.luns(state(), p.get("iqn")))),
                 new Route("POST", BASE + "/targets/{iqn}/luns", (p, r) -> edited(p.get("iqn"),
@@ -225,6 +226,19 @@ public final class ManagementApi implements AutoCloseable {
         m.put("luns", views.luns(after, iqn));
         m.put("acl", views.acl(after, iqn));
         m.put("note", LiveEdits.NOTE);
+        return now(m);
+    }
+
+    /** {@code POST /backstores/{name}/resize}: a store that does not exist is 404, else the store as it is now. */
+    private CompletableFuture<Object> resized(String name, byte[] body) throws ApiException {
+        if (org.jtarget.config.TargetEdits.backstoreIndex(state().config(), name) < 0) {
+            throw ApiException.notFound("no backstore " + name);
+        }
+        edits.resizeBackstore(name, body);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("backstore", views.backstores(state()).stream().filter(b -> name.equals(b.get("name"))).findFirst()
+                .orElseThrow());
+        m.put("note", LiveEdits.RESIZE_NOTE);
         return now(m);
     }
 

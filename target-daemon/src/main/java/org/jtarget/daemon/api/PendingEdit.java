@@ -6,6 +6,7 @@ import org.jtarget.config.ConfigException;
 import org.jtarget.config.JtargetConfig;
 import org.jtarget.config.LunConfig;
 import org.jtarget.config.TargetEdits;
+import org.jtarget.units.ByteSize;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -93,15 +94,38 @@ record PendingEdit(TargetEdits.Edit onConfig, Consumer<Map<String, Object>> onFi
         });
     }
 
-    /** The file's entry of target {@code iqn}; the saver checks the result, so a miss only fails that check. */
-    @SuppressWarnings("unchecked")
+
+    /** A new {@code size} for a backstore, written with a binary unit when it has one ("2GiB"), else in bytes. */
+    static PendingEdit resizeBackstore(String name, long bytes) {
+        return new PendingEdit(c -> TargetEdits.resizeBackstore(c, name, bytes), yaml -> {
+            String formatted = ByteSize.format(bytes);
+            backstore(yaml, name).put("size", formatted.endsWith(" bytes") ? (Object) bytes : formatted);
+        });
+    }
+
+    /** The file's entry of backstore {@code name}. */
+    private static Map<String, Object> backstore(Map<String, Object> yaml, String name) {
+        return entry(yaml, "backstores", "name", name::equals);
+    }
+
+    /** The file's entry of target {@code iqn} (names compare ignoring case). */
     private static Map<String, Object> target(Map<String, Object> yaml, String iqn) {
-        for (Object t : (List<Object>) yaml.getOrDefault("targets", List.of())) {
-            if (t instanceof Map<?, ?> m && iqn.equalsIgnoreCase(String.valueOf(m.get("iqn")))) {
+        return entry(yaml, "targets", "iqn", iqn::equalsIgnoreCase);
+    }
+
+    /**
+     * The entry of list {@code section} whose {@code key} matches; the saver checks the result, so a
+     * miss only fails that check.
+     */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> entry(Map<String, Object> yaml, String section, String key,
+                                             java.util.function.Predicate<String> matches) {
+        for (Object e : (List<Object>) yaml.getOrDefault(section, List.of())) {
+            if (e instanceof Map<?, ?> m && matches.test(String.valueOf(m.get(key)))) {
                 return (Map<String, Object>) m;
             }
         }
-        throw new IllegalStateException("target " + iqn + " is not in the file");
+        throw new IllegalStateException(section + ": no entry with this " + key + " in the file");
     }
 
     @SuppressWarnings("unchecked")

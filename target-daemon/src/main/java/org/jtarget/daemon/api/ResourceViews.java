@@ -72,11 +72,25 @@ final class ResourceViews {
             m.put("sizeBytes", info == null ? b.sizeBytes() : info.sizeBytes());
             m.put("blockSize", info == null ? b.blockSize() : info.blockSize());
             m.put("thin", b.thin());
+            m.put("allocatedBytes", b.thin() ? allocatedBytes(open) : null);
             m.put("readOnly", info != null && info.readOnly());
             m.put("open", open != null);
             all.add(m);
         }
         return all;
+    }
+
+    /** What a thin store holds now, or null when it is closed or cannot say (its error is the store's to report). */
+    private static Long allocatedBytes(Backstore store) {
+        if (store == null) {
+            return null;
+        }
+        try {
+            long bytes = store.allocatedBytes();
+            return bytes < 0 ? null : bytes;
+        } catch (java.io.IOException e) {
+            return null;
+        }
     }
 
     List<Map<String, Object>> targets(RuntimeState s) {

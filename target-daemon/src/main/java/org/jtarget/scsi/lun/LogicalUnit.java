@@ -31,7 +31,8 @@ public final class LogicalUnit {
     private static final Logger LOG = LoggerFactory.getLogger(LogicalUnit.class);
 
     private final LogicalUnitDefinition definition;
-    private final BackstoreInfo info;
+    /** The store's geometry as the LU reports it; replaced only after the store grew (see {@link #capacityChanged}). */
+    private volatile BackstoreInfo info;
     private final LuIdentity identity;
     private final Executor ioExecutor;
     private final ModeParameters modes;
@@ -176,6 +177,23 @@ public final class LogicalUnit {
     public CopyResults copyResults() { return copyResults; }
     /** Orders COMPARE AND WRITE / ORWRITE against other commands on overlapping LBAs. */
     public LbaRangeLock rangeLock() { return rangeLock; }
+
+    /**
+     * The store grew (a live resize): from now on READ CAPACITY, the Block Limits VPD page and every
+     * LBA range check see its new size, and each I_T nexus gets CAPACITY DATA HAS CHANGED (2A/09) so
+     * that its initiator reads the capacity again. Called after the store has grown, so a command
+     * that passes the new range check always finds the blocks; commands already checked against
+     * the old size stay inside it.
+     */
+    public void capacityChanged() {
+        BackstoreInfo grown = definition.store().info();
+        if (grown.blockCount() == info.blockCount()) {
+            return;
+        }
+        info = grown;
+        unitAttentions.raiseAll(SenseReason.CAPACITY_DATA_HAS_CHANGED);
+        LOG.info("{}: capacity now {} blocks of {} bytes", displayName(), grown.blockCount(), grown.blockSize());
+    }
 
     /** The LU has been removed from its target: commands that still find it are refused. */
     void markRemoved() {

@@ -219,6 +219,25 @@ public final class TargetRegistry {
         });
     }
 
+    /**
+     * Every live LU on {@code store} (the same instance) takes its new size after the store grew:
+     * READ CAPACITY answers it and each of their I_T nexuses gets CAPACITY DATA HAS CHANGED.
+     *
+     * @return how many LUs that was
+     */
+    public synchronized int capacityChanged(org.jtarget.backstore.spi.Backstore store) {
+        int changed = 0;
+        for (Target t : targets.values()) {
+            for (LogicalUnit lu : t.core().logicalUnits()) {
+                if (lu.store() == store) {
+                    lu.capacityChanged();
+                    changed++;
+                }
+            }
+        }
+        return changed;
+    }
+
     /** Replaces a live target's node ACL (listeners end sessions it no longer admits). */
     public synchronized void changeAcl(String targetName, NodeAcl acl) {
         Target t = existing(targetName);

@@ -88,6 +88,8 @@ public enum SenseReason {
     I_T_NEXUS_LOSS_OCCURRED(UNIT_ATTENTION, 0x29, 0x07),
     /** 2A/01 MODE PARAMETERS CHANGED (another nexus ran MODE SELECT). */
     MODE_PARAMETERS_CHANGED(UNIT_ATTENTION, 0x2A, 0x01),
+    /** 2A/09 CAPACITY DATA HAS CHANGED (SBC-4: the LU's capacity changed, e.g. a live resize of its store). */
+    CAPACITY_DATA_HAS_CHANGED(UNIT_ATTENTION, 0x2A, 0x09),
     /** 2A/03 RESERVATIONS PREEMPTED (SPC-4 5.13.11.4 PREEMPT, 5.13.11.3 CLEAR). */
     RESERVATIONS_PREEMPTED(UNIT_ATTENTION, 0x2A, 0x03),
     /** 2A/04 RESERVATIONS RELEASED (SPC-4 5.13.11.2: registrants-only / all-registrants released). */

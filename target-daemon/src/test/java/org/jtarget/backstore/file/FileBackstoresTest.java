@@ -310,4 +310,34 @@ class FileBackstoresTest {
             assertThat(store.directIo()).as("direct defaults to false for files").isFalse();
         }
     }
+
+    /** A live resize: the file grows sparse, old data stays, new blocks read as zeros and take writes. */
+    @Test
+    void growsTheFileSparseKeepingItsData() throws Exception {
+        try (FileBackstore store = FileBackstores.open(config("grow.img", 65536, true, null))) {
+            ByteBuf data = pattern(4096, 5);
+            store.write(120, data, false);
+            store.grow(1024);
+            assertThat(store.info().blockCount()).isEqualTo(1024);
+            assertThat(Files.size(dir.resolve("grow.img"))).isEqualTo(1024 * 512L);
+            ByteBuf back = alloc.directBuffer(8 * 512);
+            ByteBuf fresh = alloc.directBuffer(896 * 512);
+            try {
+                store.read(120, 8, back);
+                assertThat(ByteBufUtil.getBytes(back)).isEqualTo(ByteBufUtil.getBytes(data));
+                store.read(128, 896, fresh);
+                assertThat(ByteBufUtil.getBytes(fresh)).isEqualTo(new byte[896 * 512]);
+                ByteBuf last = data.slice(0, 2048);
+                store.write(1020, last, true);
+                back.clear();
+                store.read(1020, 4, back);
+                assertThat(ByteBufUtil.getBytes(back)).isEqualTo(ByteBufUtil.getBytes(last));
+            } finally {
+                data.release();
+                back.release();
+                fresh.release();
+            }
+            assertThatThrownBy(() -> store.grow(512)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
 }

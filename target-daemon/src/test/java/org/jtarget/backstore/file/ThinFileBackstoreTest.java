@@ -99,4 +99,20 @@ class ThinFileBackstoreTest {
         assertThat(read(2, 1)).containsOnly((byte) 0x11);
         assertThat(read(5, 1)).containsOnly((byte) 0x11);
     }
+
+    /**
+     * Thin usage (the management API's allocatedBytes): the file's data extents, two runs of 64 KiB
+     * written apart; a punched hole gives its space back. The file system may allocate a little
+     * more than written (whole blocks), never less.
+     */
+    @Test
+    void allocatedBytesAddUpTheFilesDataExtents() throws Exception {
+        assertThat(store.allocatedBytes()).isZero();
+        fill(0, 128, (byte) 1);
+        fill(8192, 128, (byte) 2);
+        long used = store.allocatedBytes();
+        assertThat(used).isBetween(128L * 1024, SIZE / 4);
+        store.unmap(8192, 128);
+        assertThat(store.allocatedBytes()).isBetween(64L * 1024, used - 64L * 1024);
+    }
 }

@@ -318,4 +318,48 @@ class MemoryBackstoreTest {
         store.close();
         assertThat(budget.used()).isZero();
     }
+
+    /**
+     * A live resize: a store of 40 blocks (its last chunk partial) grows to 100; data written
+     * before stays, the new blocks read as zeros and take writes, also across the old end, and
+     * UNMAP, GET LBA STATUS and the budget work over both extents.
+     */
+    @Test
+    void growsLiveKeepingDataAndReadingNewBlocksAsZeros() throws Exception {
+        MemoryBudget budget = new MemoryBudget(1L << 20);
+        store = new MemoryBackstore("grow", 512, 40, true, false, CHUNK, budget);
+        ByteBuf before = pattern(40 * 512, 3);
+        store.write(0, before, false);
+        assertThatThrownBy(() -> read(40, 1)).isInstanceOf(IllegalArgumentException.class);
+
+        store.grow(100);
+
+        assertThat(store.info().blockCount()).isEqualTo(100);
+        assertThat(read(0, 40)).isEqualTo(bytes(before));
+        assertThat(read(40, 60)).isEqualTo(new byte[60 * 512]);
+        ByteBuf across = pattern(8 * 512, 9);
+        store.write(36, across, false); // 4 old blocks, 4 new ones
+        assertThat(read(36, 8)).isEqualTo(bytes(across));
+        assertThat(store.provisioningRun(60, 40)).isEqualTo(new Backstore.ProvisioningRun(false, 40));
+        assertThat(budget.used()).isEqualTo(store.allocatedBytes());
+        store.unmap(0, 100);
+        assertThat(read(0, 100)).isEqualTo(new byte[100 * 512]);
+        assertThat(budget.used()).isZero();
+        assertThatThrownBy(() -> store.grow(100)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** A fully provisioned store takes the new blocks' memory from the budget when it grows, or refuses. */
+    @Test
+    void aFullyProvisionedStoreGrowsOnlyWithinTheBudget() throws Exception {
+        MemoryBudget budget = new MemoryBudget(3L * CHUNK);
+        store = new MemoryBackstore("thick", 512, 16, false, false, CHUNK, budget); // one chunk
+        store.grow(48);
+        assertThat(budget.used()).isEqualTo(3L * CHUNK);
+        assertThat(store.allocatedBytes()).isEqualTo(3L * CHUNK);
+        assertThatThrownBy(() -> store.grow(64)).isInstanceOf(StoreException.class)
+                .extracting(e -> ((StoreException) e).kind()).isEqualTo(StoreException.Kind.SPACE_EXHAUSTED);
+        assertThat(store.info().blockCount()).isEqualTo(48);
+        store.close();
+        assertThat(budget.used()).isZero();
+    }
 }

@@ -311,6 +311,38 @@ class ManagementApiTest {
     }
 
     @Test
+    void aBackstoreGrowsLiveShowsItsThinUsageAndSaveWritesItsSize() throws Exception {
+        var store = daemon.runtime.state().stores().get("ram0");
+        assertThat(get("backstores").get(0).get("allocatedBytes").asLong()).as("thin, nothing written").isZero();
+        store.write(0, io.netty.buffer.Unpooled.wrappedBuffer(new byte[512]), false);
+        assertThat(get("backstores").get(0).get("allocatedBytes").asLong()).as("one 1 MiB chunk").isEqualTo(1L << 20);
+
+        ApiClient.Response grown = send("POST", "backstores/ram0/resize", "{\"size\": \"3MiB\"}");
+        assertThat(grown.status()).as(grown.body()).isEqualTo(200);
+        JsonNode answer = JSON.readTree(grown.body());
+        assertThat(answer.get("backstore").get("sizeBytes").asLong()).isEqualTo(3L << 20);
+        assertThat(answer.get("note").asText()).contains("config file is unchanged");
+        assertThat(get("targets/" + T + "/luns").get(0).get("sizeBytes").asLong()).isEqualTo(3L << 20);
+        assertThat(daemon.runtime.state().targets().target(T).core().logicalUnit(0).blockCount()).isEqualTo(6144);
+        assertThat(send("POST", "backstores/ram0/resize", "{\"size\": " + (4L << 20) + "}").status()).isEqualTo(200);
+
+        assertThat(refusedWith("POST", "backstores/ram0/resize", "{\"size\": \"1MiB\"}", 409, "edit-refused")
+                .get("message").asText()).contains("backstores[0].size: 1MiB is smaller than the running 4MiB");
+        assertThat(refusedWith("POST", "backstores/ram0/resize", "{\"size\": 1000}", 409, "edit-refused")
+                .get("message").asText()).contains("backstores[0].size: must be a positive multiple of the block size 512");
+        assertThat(refusedWith("POST", "backstores/ram0/resize", "{\"size\": \"2MiX\"}", 400, "bad-request")
+                .get("message").asText()).startsWith("size: bad size '2MiX'");
+        refusedWith("POST", "backstores/ram0/resize", "{}", 400, "bad-request");
+        refusedWith("POST", "backstores/nowhere/resize", "{\"size\": \"8MiB\"}", 404, "not-found");
+        assertThat(store.info().sizeBytes()).isEqualTo(4L << 20);
+
+        assertThat(send("POST", "save", null).status()).isEqualTo(200);
+        assertThat(Files.readString(configFile)).contains("size: 4MiB");
+        assertThat(ConfigLoader.load(configFile).backstores()).isEqualTo(daemon.runtime.state().config().backstores());
+        assertThat(send("POST", "reload", null).status()).as("the file says 4MiB now").isEqualTo(200);
+    }
+
+    @Test
     void saveRefusesAFileChangedSinceItWasRead() throws Exception {
         assertThat(send("POST", "targets/" + T + "/luns", "{\"lun\": 2, \"backstore\": \"ram2\"}").status())
                 .isEqualTo(200);
